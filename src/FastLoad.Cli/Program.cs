@@ -1,0 +1,36 @@
+using System.CommandLine;
+using FastLoad.Cli.Commands;
+
+namespace FastLoad.Cli;
+
+internal static class Program
+{
+    private static async Task<int> Main(string[] args)
+    {
+        var root = new RootCommand("fastload: load files from disk into memory as fast as the storage allows.")
+        {
+            LoadCommand.Create(),
+            DemoCommand.Create(),
+        };
+
+        ParseResult parse = root.Parse(args);
+        if (parse.Errors.Count > 0)
+        {
+            foreach (var error in parse.Errors)
+            {
+                Console.Error.WriteLine($"fastload: {error.Message}");
+            }
+
+            Console.Error.WriteLine("Try 'fastload --help'.");
+            return ExitCodes.Usage;
+        }
+
+        using var cancel = new CancellationTokenSource();
+        Console.CancelKeyPress += (_, e) =>
+        {
+            e.Cancel = true;
+            cancel.Cancel();
+        };
+        return await parse.InvokeAsync(cancellationToken: cancel.Token);
+    }
+}

@@ -1,0 +1,17 @@
+namespace FastLoad;
+
+/// <summary>The event ids of FastLoad's log messages, grouped by range: 1000s a whole load, 1100s one file.</summary>
+public static class FastLoadEventId
+{
+    /// <summary>A load planned its files and starts reading (Debug).</summary>
+    public const int LoadStarting = 1000;
+
+    /// <summary>A load finished (Information).</summary>
+    public const int LoadCompleted = 1001;
+
+    /// <summary>A file loaded (Trace).</summary>
+    public const int FileLoaded = 1100;
+
+    /// <summary>A file could not be loaded (Warning).</summary>
+    public const int FileFailed = 1101;
+}

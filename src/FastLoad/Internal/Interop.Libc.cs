@@ -1,0 +1,59 @@
+using System.Runtime.InteropServices;
+
+namespace FastLoad.Internal;
+
+/// <summary>The few libc calls the Linux code paths need; callers check <see cref="OperatingSystem.IsLinux"/> first.</summary>
+internal static unsafe partial class Interop
+{
+    private const string Libc = "libc";
+
+    internal const int AtFdCwd = -100;
+    internal const int AtEmptyPath = 0x1000;
+    internal const uint StatxBasicStats = 0x7ff;
+
+    internal const int OpenReadOnly = 0x0;
+    internal const int OpenNoControllingTerminal = 0x100;
+    internal const int OpenNonBlocking = 0x800;
+    internal const int OpenCloseOnExec = 0x80000;
+
+    internal const int FadviseDontNeed = 4;
+
+    internal const int ENOENT = 2;
+    internal const int EINTR = 4;
+    internal const int EACCES = 13;
+    internal const int EPERM = 1;
+    internal const int ENOTDIR = 20;
+    internal const int EISDIR = 21;
+    internal const int ENAMETOOLONG = 36;
+    internal const int ELOOP = 40;
+
+    /// <summary>The leading part of <c>struct statx</c> (its layout is the same on every Linux architecture).</summary>
+    [StructLayout(LayoutKind.Explicit, Size = 256)]
+    internal struct Statx
+    {
+        [FieldOffset(0)] public uint Mask;
+        [FieldOffset(4)] public uint BlockSize;
+        [FieldOffset(28)] public ushort Mode;
+        [FieldOffset(32)] public ulong Inode;
+        [FieldOffset(40)] public ulong Size;
+        [FieldOffset(136)] public uint DeviceMajor;
+        [FieldOffset(140)] public uint DeviceMinor;
+    }
+
+    [LibraryImport(Libc, EntryPoint = "statx", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    internal static partial int StatxPath(int directoryFd, string path, int flags, uint mask, out Statx buffer);
+
+    [LibraryImport(Libc, EntryPoint = "statx", SetLastError = true)]
+    internal static partial int StatxFd(int fd, byte* emptyPath, int flags, uint mask, out Statx buffer);
+
+    // open(2) is variadic in C; with integer arguments only, the x64 and arm64 Linux calling conventions match a fixed signature.
+    [LibraryImport(Libc, EntryPoint = "open", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    internal static partial int Open(string path, int flags, int mode);
+
+    [LibraryImport(Libc, EntryPoint = "fsync", SetLastError = true)]
+    internal static partial int Fsync(int fd);
+
+    /// <summary>Returns 0 or an errno value (posix_fadvise does not set errno).</summary>
+    [LibraryImport(Libc, EntryPoint = "posix_fadvise")]
+    internal static partial int PosixFadvise(int fd, long offset, long length, int advice);
+}

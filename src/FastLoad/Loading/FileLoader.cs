@@ -1,0 +1,209 @@
+using System.Runtime.CompilerServices;
+using System.Runtime.ExceptionServices;
+using System.Threading.Tasks.Dataflow;
+using FastLoad.Loading;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
+using Microsoft.Extensions.Options;
+
+namespace FastLoad;
+
+/// <summary>
+/// Loads sets of files into pooled memory, many reads at once, within a memory budget. Thread-safe: one loader
+/// can run any number of loads at the same time.
+/// </summary>
+/// <example>
+/// <code>
+/// var loader = new FileLoader(new FileLoaderOptions { MemoryBudget = 256 * 1024 * 1024 });
+/// await foreach (LoadedFile file in loader.LoadAsync(FileSet.FromDirectory("assets", "*.json")))
+/// {
+///     using (file) Parse(file.Path, file.Data.Span);
+/// }
+/// </code>
+/// </example>
+public sealed class FileLoader
+{
+    private readonly FileLoaderOptions _options;
+    private readonly ILogger _logger;
+
+    /// <summary>Creates a loader.</summary>
+    /// <param name="options">The options, copied now; <see langword="null"/> for the defaults.</param>
+    /// <param name="loggerFactory">Where to log; <see langword="null"/> for no logging.</param>
+    /// <exception cref="ArgumentException"><paramref name="options"/> has a value out of range; the message names it.</exception>
+    public FileLoader(FileLoaderOptions? options = null, ILoggerFactory? loggerFactory = null)
+    {
+        _options = Copy(options ?? new FileLoaderOptions());
+        ValidateOptionsResult result = new FileLoaderOptionsValidator().Validate(Options.DefaultName, _options);
+        if (result.Failed)
+        {
+            throw new ArgumentException(result.FailureMessage, nameof(options));
+        }
+
+        _logger = (loggerFactory ?? NullLoggerFactory.Instance).CreateLogger<FileLoader>();
+    }
+
+    /// <summary>Loads a set of files and streams each one out as it is ready.</summary>
+    /// <param name="files">The files to load.</param>
+    /// <param name="cancellationToken">Stops the load; every buffer not handed over is returned to the pool.</param>
+    /// <returns>
+    /// The files, in the order of <see cref="FileLoaderOptions.Ordering"/>. Each file is yours: dispose it to return its buffer.
+    /// Reading runs ahead of you, within <see cref="FileLoaderOptions.MemoryBudget"/>.
+    /// </returns>
+    /// <exception cref="ArgumentNullException"><paramref name="files"/> is <see langword="null"/>.</exception>
+    /// <exception cref="IOException">With <see cref="LoadErrorHandling.Throw"/>, a file could not be read (the message names it).</exception>
+    /// <exception cref="UnauthorizedAccessException">With <see cref="LoadErrorHandling.Throw"/>, a file could not be opened; or a directory of the set could not be enumerated.</exception>
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
+    public IAsyncEnumerable<LoadedFile> LoadAsync(FileSet files, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(files);
+        return LoadCoreAsync(files, cancellationToken);
+    }
+
+    /// <summary>Loads a set of files and hands each one to a consumer, which runs while the next files are being read.</summary>
+    /// <param name="files">The files to load.</param>
+    /// <param name="consumer">
+    /// Called once for each file that loaded, at most <see cref="FileLoaderOptions.ConsumerParallelism"/> calls at once.
+    /// The file and its data are valid until the returned task completes; the loader disposes the file then.
+    /// </param>
+    /// <param name="cancellationToken">Stops the load; every buffer is returned to the pool.</param>
+    /// <returns>What the load did; with <see cref="LoadErrorHandling.Collect"/>, the files that failed are in <see cref="LoadSummary.Failures"/>.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="files"/> or <paramref name="consumer"/> is <see langword="null"/>.</exception>
+    /// <exception cref="IOException">With <see cref="LoadErrorHandling.Throw"/>, a file could not be read (the message names it).</exception>
+    /// <exception cref="UnauthorizedAccessException">With <see cref="LoadErrorHandling.Throw"/>, a file could not be opened; or a directory of the set could not be enumerated.</exception>
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
+    /// <remarks>An exception thrown by <paramref name="consumer"/> stops the load and is rethrown, once.</remarks>
+    public Task<LoadSummary> LoadAsync(FileSet files, Func<LoadedFile, CancellationToken, ValueTask> consumer, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(files);
+        ArgumentNullException.ThrowIfNull(consumer);
+        return LoadToConsumerAsync(files, consumer, cancellationToken);
+    }
+
+    private async IAsyncEnumerable<LoadedFile> LoadCoreAsync(FileSet files, [EnumeratorCancellation] CancellationToken cancellationToken)
+    {
+        LoadRun run = LoadRun.Start(files, _options, _logger, cancellationToken);
+        await using (run.ConfigureAwait(false))
+        {
+            while (await run.ReadNextAsync(cancellationToken).ConfigureAwait(false) is { } file)
+            {
+                ThrowIfFailedAndThrowing(file);
+                yield return file;
+            }
+
+            run.Complete();
+        }
+    }
+
+    private async Task<LoadSummary> LoadToConsumerAsync(FileSet files, Func<LoadedFile, CancellationToken, ValueTask> consumer, CancellationToken cancellationToken)
+    {
+        using var consumerStop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        Exception? consumerError = null;
+        var consumeBlock = new ActionBlock<LoadedFile>(
+            async file =>
+            {
+                using (file)
+                {
+                    if (consumerStop.IsCancellationRequested)
+                    {
+                        return;
+                    }
+
+                    try
+                    {
+                        await consumer(file, consumerStop.Token).ConfigureAwait(false);
+                    }
+                    catch (Exception ex)
+                    {
+                        // Recorded here rather than left to the block, which would swallow an OperationCanceledException.
+                        if (Interlocked.CompareExchange(ref consumerError, ex, null) is null)
+                        {
+                            await consumerStop.CancelAsync().ConfigureAwait(false);
+                        }
+                    }
+                }
+            },
+            new ExecutionDataflowBlockOptions
+            {
+                MaxDegreeOfParallelism = _options.ConsumerParallelism,
+                BoundedCapacity = _options.ConsumerParallelism,
+                SingleProducerConstrained = true,
+            });
+
+        LoadRun run = LoadRun.Start(files, _options, _logger, consumerStop.Token);
+        LoadSummary? summary = null;
+        try
+        {
+            await using (run.ConfigureAwait(false))
+            {
+                while (await run.ReadNextAsync(consumerStop.Token).ConfigureAwait(false) is { } file)
+                {
+                    if (!file.Succeeded)
+                    {
+                        file.Dispose();
+                        ThrowIfFailedAndThrowing(file);
+                        continue;
+                    }
+
+                    await PostAsync(consumeBlock, file, consumerStop.Token).ConfigureAwait(false);
+                }
+
+                consumeBlock.Complete();
+                await consumeBlock.Completion.ConfigureAwait(false);
+                summary = run.Complete();
+            }
+        }
+        catch (OperationCanceledException) when (Volatile.Read(ref consumerError) is not null)
+        {
+            // The consumer failed and stopped the load: its exception is the one to surface.
+        }
+        finally
+        {
+            consumeBlock.Complete();
+            await consumeBlock.Completion.ConfigureAwait(false);
+        }
+
+        if (consumerError is not null)
+        {
+            ExceptionDispatchInfo.Throw(consumerError);
+        }
+
+        cancellationToken.ThrowIfCancellationRequested();
+        return summary!;
+    }
+
+    private static async ValueTask PostAsync(ActionBlock<LoadedFile> block, LoadedFile file, CancellationToken cancellationToken)
+    {
+        bool accepted = false;
+        try
+        {
+            accepted = await block.SendAsync(file, cancellationToken).ConfigureAwait(false);
+        }
+        finally
+        {
+            if (!accepted)
+            {
+                file.Dispose();
+            }
+        }
+    }
+
+    private void ThrowIfFailedAndThrowing(LoadedFile file)
+    {
+        if (file.Error is not null && _options.ErrorHandling == LoadErrorHandling.Throw)
+        {
+            file.Dispose();
+            ExceptionDispatchInfo.Throw(file.Error);
+        }
+    }
+
+    private static FileLoaderOptions Copy(FileLoaderOptions options) => new()
+    {
+        MaxDegreeOfParallelism = options.MaxDegreeOfParallelism,
+        MemoryBudget = options.MemoryBudget,
+        Ordering = options.Ordering,
+        ErrorHandling = options.ErrorHandling,
+        Scheduling = options.Scheduling,
+        ConsumerParallelism = options.ConsumerParallelism,
+        BufferPool = options.BufferPool,
+    };
+}

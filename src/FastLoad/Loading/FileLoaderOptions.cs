@@ -1,0 +1,46 @@
+using System.Buffers;
+using System.ComponentModel.DataAnnotations;
+
+namespace FastLoad;
+
+/// <summary>Options of a <see cref="FileLoader"/>. The loader copies them when it is created.</summary>
+public sealed class FileLoaderOptions
+{
+    /// <summary>Gets or sets how many files are read at once, or <see langword="null"/> to choose from the files and the machine.</summary>
+    /// <value>The default value is <see langword="null"/> (automatic). A value pins the parallelism, from 1 to 1024.</value>
+    [Range(1, FileLoaderConstants.MaxDegreeOfParallelism)]
+    public int? MaxDegreeOfParallelism { get; set; }
+
+    /// <summary>Gets or sets the most bytes the loader holds at once: files being read, or read and not yet handed over.</summary>
+    /// <value>
+    /// The default value is 1/16 of the memory available to the process, between 32 MiB and 512 MiB. The minimum is 64 KiB.
+    /// A file larger than the budget is still loaded, alone.
+    /// </value>
+    /// <remarks>A file handed to you is yours until you dispose it and no longer counts against the budget.</remarks>
+    [Range(FileLoaderConstants.MinMemoryBudget, long.MaxValue)]
+    public long MemoryBudget { get; set; } = FileLoaderConstants.DefaultMemoryBudget;
+
+    /// <summary>Gets or sets the order in which files are delivered.</summary>
+    /// <value>The default value is <see cref="LoadOrdering.Completion"/>.</value>
+    [EnumDataType(typeof(LoadOrdering))]
+    public LoadOrdering Ordering { get; set; } = LoadOrdering.Completion;
+
+    /// <summary>Gets or sets what happens when a file cannot be read.</summary>
+    /// <value>The default value is <see cref="LoadErrorHandling.Throw"/>.</value>
+    [EnumDataType(typeof(LoadErrorHandling))]
+    public LoadErrorHandling ErrorHandling { get; set; } = LoadErrorHandling.Throw;
+
+    /// <summary>Gets or sets where the blocking reads run.</summary>
+    /// <value>The default value is <see cref="IoScheduling.DedicatedThreads"/>, measured the faster on Linux (see the README).</value>
+    [EnumDataType(typeof(IoScheduling))]
+    public IoScheduling Scheduling { get; set; } = IoScheduling.DedicatedThreads;
+
+    /// <summary>Gets or sets how many calls of a consumer callback may run at once.</summary>
+    /// <value>The default value is 1: the consumer sees one file at a time, while the next files are being read. At most 256.</value>
+    [Range(1, FileLoaderConstants.MaxConsumerParallelism)]
+    public int ConsumerParallelism { get; set; } = 1;
+
+    /// <summary>Gets or sets the pool the file buffers are rented from.</summary>
+    /// <value>The default value is <see langword="null"/>, meaning <see cref="ArrayPool{T}.Shared"/>.</value>
+    public ArrayPool<byte>? BufferPool { get; set; }
+}

@@ -1,0 +1,45 @@
+using System.Runtime.InteropServices;
+using FastLoad.Internal;
+
+namespace FastLoad.Planning;
+
+internal readonly partial record struct FileStatus
+{
+    private static FileStatus GetLinux(string path)
+    {
+        if (Interop.StatxPath(Interop.AtFdCwd, path, 0, Interop.StatxBasicStats, out Interop.Statx buffer) != 0)
+        {
+            throw NativeErrors.ForPath(Marshal.GetLastPInvokeError(), path, "get the status of");
+        }
+
+        return FromStatx(in buffer);
+    }
+
+    /// <summary>Describes an open file descriptor (what was actually opened, not what the path named earlier).</summary>
+    internal static unsafe FileStatus GetLinux(int fd, string path)
+    {
+        byte emptyPath = 0;
+        if (Interop.StatxFd(fd, &emptyPath, Interop.AtEmptyPath, Interop.StatxBasicStats, out Interop.Statx buffer) != 0)
+        {
+            throw NativeErrors.ForPath(Marshal.GetLastPInvokeError(), path, "get the status of");
+        }
+
+        return FromStatx(in buffer);
+    }
+
+    private static FileStatus FromStatx(in Interop.Statx buffer)
+    {
+        FileKind kind = (buffer.Mode & 0xF000) switch
+        {
+            0x8000 => FileKind.Regular,
+            0x4000 => FileKind.Directory,
+            0x1000 => FileKind.Fifo,
+            0x2000 => FileKind.CharacterDevice,
+            0x6000 => FileKind.BlockDevice,
+            0xC000 => FileKind.Socket,
+            _ => FileKind.Unknown,
+        };
+        ulong device = ((ulong)buffer.DeviceMajor << 32) | buffer.DeviceMinor;
+        return new FileStatus(kind, (long)buffer.Size, device);
+    }
+}

@@ -1,0 +1,38 @@
+namespace FastLoad.Planning;
+
+/// <summary>What planning needs to know of a file: its kind, size and the device it lives on.</summary>
+internal readonly partial record struct FileStatus(FileKind Kind, long Length, ulong DeviceId)
+{
+    /// <summary>Describes <paramref name="path"/>, following symbolic links; throws an exception naming the path when it cannot.</summary>
+    public static FileStatus Get(string path) =>
+        OperatingSystem.IsLinux() ? GetLinux(path) : GetPortable(path);
+
+    // Windows and macOS: FileSystemInfo tells files from directories; devices and pipes there are rare and
+    // are still rejected after open where the OS reports them.
+    private static FileStatus GetPortable(string path)
+    {
+        var info = new FileInfo(path);
+        if (!info.Exists)
+        {
+            if (Directory.Exists(path))
+            {
+                return new FileStatus(FileKind.Directory, 0, 0);
+            }
+
+            throw new FileNotFoundException($"Could not find file '{path}'.", path);
+        }
+
+        FileKind kind = (info.Attributes & FileAttributes.Device) != 0 ? FileKind.CharacterDevice : FileKind.Regular;
+        return new FileStatus(kind, info.Length, 0);
+    }
+
+    internal static string Describe(FileKind kind) => kind switch
+    {
+        FileKind.Directory => "a directory",
+        FileKind.Fifo => "a FIFO (named pipe)",
+        FileKind.CharacterDevice => "a character device",
+        FileKind.BlockDevice => "a block device",
+        FileKind.Socket => "a socket",
+        _ => "not a regular file",
+    };
+}

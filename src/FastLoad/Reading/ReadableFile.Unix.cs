@@ -1,0 +1,48 @@
+using System.Runtime.InteropServices;
+using FastLoad.Internal;
+using FastLoad.Planning;
+using Microsoft.Win32.SafeHandles;
+
+namespace FastLoad.Reading;
+
+internal static partial class ReadableFile
+{
+    // O_NONBLOCK: a path that became a FIFO after planning opens at once instead of waiting for a writer
+    // (it has no effect on reads of regular files). O_NOCTTY: a terminal never becomes our controlling one.
+    private const int ReadFlags = Interop.OpenReadOnly | Interop.OpenCloseOnExec | Interop.OpenNonBlocking | Interop.OpenNoControllingTerminal;
+
+    private static SafeFileHandle OpenLinux(string path, out long length)
+    {
+        int fd;
+        int errno;
+        do
+        {
+            fd = Interop.Open(path, ReadFlags, 0);
+            errno = fd < 0 ? Marshal.GetLastPInvokeError() : 0;
+        }
+        while (errno == Interop.EINTR);
+
+        if (fd < 0)
+        {
+            throw NativeErrors.ForPath(errno, path, "open");
+        }
+
+        var handle = new SafeFileHandle(fd, ownsHandle: true);
+        try
+        {
+            FileStatus status = FileStatus.GetLinux(fd, path);
+            if (status.Kind != FileKind.Regular)
+            {
+                throw NotRegularFile(path, status.Kind);
+            }
+
+            length = status.Length;
+            return handle;
+        }
+        catch
+        {
+            handle.Dispose();
+            throw;
+        }
+    }
+}

@@ -1,0 +1,34 @@
+using Microsoft.Win32.SafeHandles;
+
+namespace FastLoad.Reading;
+
+/// <summary>Opens files for reading without ever blocking on something that is not a regular file.</summary>
+internal static partial class ReadableFile
+{
+    /// <summary>
+    /// Opens <paramref name="path"/> and checks that what was opened is a regular file, returning its length at
+    /// the moment of opening. Throws an exception naming the path and the cause otherwise.
+    /// </summary>
+    public static SafeFileHandle Open(string path, out long length)
+    {
+        if (OperatingSystem.IsLinux())
+        {
+            return OpenLinux(path, out length);
+        }
+
+        SafeFileHandle handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
+        try
+        {
+            length = RandomAccess.GetLength(handle);
+            return handle;
+        }
+        catch
+        {
+            handle.Dispose();
+            throw;
+        }
+    }
+
+    internal static IOException NotRegularFile(string path, Planning.FileKind kind) =>
+        new($"'{path}' is {Planning.FileStatus.Describe(kind)}, not a regular file; only regular files are loaded.");
+}
