@@ -24,14 +24,6 @@ internal static class DemoCommand
         {
             count, minSize, maxSize, rounds, directory,
         };
-        command.Validators.Add(result =>
-        {
-            if (result.GetValue(count) < 1 || result.GetValue(rounds) < 1 || result.GetValue(minSize) < 0
-                || result.GetValue(maxSize) < result.GetValue(minSize) || result.GetValue(maxSize) > 256 * 1024 * 1024)
-            {
-                result.AddError("--files and --rounds must be at least 1, and 0 <= --min-size <= --max-size <= 256 MiB.");
-            }
-        });
         command.SetAction((parse, cancellationToken) => RunAsync(
             parse.GetValue(count), parse.GetValue(minSize), parse.GetValue(maxSize), parse.GetValue(rounds), parse.GetValue(directory), cancellationToken));
         return command;
@@ -39,6 +31,12 @@ internal static class DemoCommand
 
     private static async Task<int> RunAsync(int count, int minSize, int maxSize, int rounds, string? directory, CancellationToken cancellationToken)
     {
+        if (count < 1 || rounds < 1 || minSize < 0 || maxSize < minSize || maxSize > 256 * 1024 * 1024)
+        {
+            Console.Error.WriteLine("fastload: --files and --rounds must be at least 1, and 0 <= --min-size <= --max-size <= 256 MiB.");
+            return ExitCodes.Usage;
+        }
+
         bool temporary = directory is null;
         string root = directory ?? Path.Combine(Path.GetTempPath(), $"fastload-demo-{Environment.ProcessId}");
         try

@@ -1,0 +1,84 @@
+using FastLoad.Tests.Infrastructure;
+
+namespace FastLoad.Tests.Loading;
+
+public class FileSetTests : TempDirectoryTestBase
+{
+    [Fact]
+    public void FromDirectory_Recursive_MatchesPatternInOrdinalOrderIncludingHiddenFiles()
+    {
+        WriteFile("b.json", 1);
+        WriteFile("a.json", 1);
+        WriteFile(".hidden.json", 1);
+        WriteFile("sub/c.json", 1);
+        WriteFile("sub/d.txt", 1);
+
+        var paths = FileSet.FromDirectory(Root, "*.json").EnumeratePaths().ToList();
+
+        string[] expected = [".hidden.json", "a.json", "b.json", "sub/c.json"];
+        Assert.Equal(expected.Select(p => Path.Combine(Root, p)).Order(StringComparer.Ordinal), paths);
+    }
+
+    [Fact]
+    public void FromDirectory_NotRecursive_SkipsSubdirectories()
+    {
+        WriteFile("a.bin", 1);
+        WriteFile("sub/b.bin", 1);
+
+        Assert.Equal([Path.Combine(Root, "a.bin")], FileSet.FromDirectory(Root, recursive: false).EnumeratePaths());
+    }
+
+    [LinuxFact]
+    public async Task FromDirectory_SymlinkLoop_IsNotFollowedAndTheLoadEnds()
+    {
+        WriteFile("sub/a.bin", 10);
+        Directory.CreateSymbolicLink(Path.Combine(Root, "sub", "loop"), Root);
+
+        var results = await Loads.CollectAsync(new FileLoader(), FileSet.FromDirectory(Root)).WaitAsync(TimeSpan.FromSeconds(60));
+
+        Assert.Equal([Path.Combine(Root, "sub", "a.bin")], results.Select(r => r.Path));
+    }
+
+    [Fact]
+    public async Task LoadAsync_MissingRootDirectory_ThrowsDirectoryNotFound()
+    {
+        string missing = Path.Combine(Root, "missing");
+
+        var ex = await Assert.ThrowsAsync<DirectoryNotFoundException>(
+            () => Loads.CollectAsync(new FileLoader(new FileLoaderOptions { ErrorHandling = LoadErrorHandling.Collect }), FileSet.FromDirectory(missing)));
+
+        Assert.Contains(missing, ex.Message);
+    }
+
+    [Fact]
+    public void Factories_InvalidArguments_Throw()
+    {
+        Assert.Throws<ArgumentNullException>(() => FileSet.FromPaths(null!));
+        Assert.Throws<ArgumentException>(() => FileSet.FromPaths(["a", ""]));
+        Assert.Throws<ArgumentNullException>(() => FileSet.FromDirectory(null!));
+        Assert.Throws<ArgumentException>(() => FileSet.FromDirectory(Root, ""));
+        Assert.Throws<ArgumentNullException>(() => FileSet.Concat([FileSet.FromPaths([]), null!]));
+    }
+
+    [Fact]
+    public void LoadAsync_NullArguments_ThrowBeforeAnyEnumeration()
+    {
+        var loader = new FileLoader();
+
+        Assert.Throws<ArgumentNullException>(() => loader.LoadAsync(null!));
+        // Synchronously, from the call itself, not from the returned task.
+        Assert.Throws<ArgumentNullException>(() => { _ = loader.LoadAsync(null!, (_, _) => ValueTask.CompletedTask); });
+        Assert.Throws<ArgumentNullException>(() => { _ = loader.LoadAsync(FileSet.FromPaths([]), null!); });
+    }
+
+    [Fact]
+    public void Concat_EnumeratesEachSetInTurn()
+    {
+        string a = WriteFile("x/a.bin", 1);
+        string b = WriteFile("y/b.bin", 1);
+
+        var set = FileSet.Concat([FileSet.FromDirectory(Path.Combine(Root, "y")), FileSet.FromPaths([a])]);
+
+        Assert.Equal([b, a], set.EnumeratePaths());
+    }
+}

@@ -1,0 +1,36 @@
+using FastLoad.Tests.Infrastructure;
+
+namespace FastLoad.Tests.Storage;
+
+public class PageCacheTests : TempDirectoryTestBase
+{
+    [LinuxFact]
+    public void Evict_RegularFile_Succeeds()
+    {
+        string path = WriteFile("a.bin", 100_000);
+
+        PageCache.Evict(path);
+
+        Assert.True(PageCache.IsEvictionSupported);
+    }
+
+    [LinuxFact]
+    public void Evict_Fifo_ThrowsInsteadOfBlocking()
+    {
+        string fifo = Native.CreateFifo(Path.Combine(Root, "pipe"));
+
+        var ex = Assert.Throws<IOException>(() => PageCache.Evict(fifo));
+
+        Assert.Contains("FIFO", ex.Message);
+    }
+
+    [LinuxFact]
+    public void Evict_MissingFile_ThrowsFileNotFoundNamingIt()
+    {
+        string missing = Path.Combine(Root, "missing");
+
+        var ex = Assert.Throws<FileNotFoundException>(() => PageCache.Evict(missing));
+
+        Assert.Contains(missing, ex.Message);
+    }
+}
