@@ -5,8 +5,8 @@ namespace FastLoad.Diagnostics;
 internal static partial class Log
 {
     [LoggerMessage(EventId = FastLoadEventId.LoadStarting, Level = LogLevel.Debug,
-        Message = "Loading {FileCount} files ({ByteCount} bytes) of {FileSet} with {DegreeOfParallelism} parallel reads on {Scheduling}")]
-    public static partial void LoadStarting(this ILogger logger, int fileCount, long byteCount, FileSet fileSet, int degreeOfParallelism, IoScheduling scheduling);
+        Message = "Loading {FileCount} files of {FileSet} with {DegreeOfParallelism} parallel reads on {Scheduling}")]
+    public static partial void LoadStarting(this ILogger logger, int fileCount, FileSet fileSet, int degreeOfParallelism, IoScheduling scheduling);
 
     [LoggerMessage(EventId = FastLoadEventId.LoadCompleted, Level = LogLevel.Information,
         Message = "Loaded {FileCount} files ({ByteCount} bytes) in {ElapsedMilliseconds} ms with {DegreeOfParallelism} parallel reads; {FailureCount} failed")]

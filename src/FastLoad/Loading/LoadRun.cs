@@ -171,22 +171,13 @@ internal sealed class LoadRun : IAsyncDisposable
     private async Task ProduceCoreAsync()
     {
         CancellationToken cancellationToken = _stop.Token;
-        List<PlannedFile> plan = FilePlanner.Plan(_files, cancellationToken);
-
-        int readable = 0;
-        long totalBytes = 0;
-        foreach (PlannedFile file in plan)
-        {
-            readable += file.Error is null ? 1 : 0;
-            totalBytes += file.Length;
-        }
-
+        List<string> paths = FilePlanner.Enumerate(_files, cancellationToken);
         int parallelism = _options.MaxDegreeOfParallelism
-            ?? ParallelismPolicy.Choose(plan, _options.MemoryBudget, Environment.ProcessorCount);
+            ?? ParallelismPolicy.Choose(FilePlanner.SampleLengths(paths), paths.Count, _options.MemoryBudget, Environment.ProcessorCount);
         _degreeOfParallelism = parallelism;
-        int readers = Math.Clamp(readable, 1, parallelism);
+        int readers = Math.Clamp(paths.Count, 1, parallelism);
         _deliverySlots = new SemaphoreSlim(Math.Max(MinDeliveryWindow, DeliveryWindowPerRead * parallelism));
-        _logger.LoadStarting(plan.Count, totalBytes, _files, parallelism, _options.Scheduling);
+        _logger.LoadStarting(paths.Count, _files, parallelism, _options.Scheduling);
 
         using DedicatedThreadScheduler? threads = _options.Scheduling == IoScheduling.DedicatedThreads
             ? new DedicatedThreadScheduler(readers, "FastLoad I/O")
@@ -205,9 +196,12 @@ internal sealed class LoadRun : IAsyncDisposable
 
         try
         {
-            foreach (PlannedFile file in plan)
+            for (int index = 0; index < paths.Count; index++)
             {
                 await _deliverySlots.WaitAsync(cancellationToken).ConfigureAwait(false);
+
+                // Planned just before it is queued, so that reading starts without waiting for every file's status.
+                PlannedFile file = FilePlanner.Plan(index, paths[index]);
                 if (file.Error is not null)
                 {
                     Publish(new LoadedFile(file.Path, file.Index, file.Error, budgetCharge: 0));

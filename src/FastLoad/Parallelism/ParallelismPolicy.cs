@@ -1,5 +1,3 @@
-using FastLoad.Planning;
-
 namespace FastLoad.Parallelism;
 
 /// <summary>
@@ -13,30 +11,20 @@ internal static class ParallelismPolicy
     internal const long MediumFileLimit = 1024 * 1024;
     internal const long LargeFileLimit = 8 * 1024 * 1024;
 
-    internal const int SmallFileDepth = 64;
+    internal const int SmallFileDepth = 128;
     internal const int MediumFileDepth = 32;
     internal const int LargeFileDepth = 16;
     internal const int HugeFileDepth = 8;
 
-    public static int Choose(IReadOnlyList<PlannedFile> plan, long memoryBudget, int processorCount)
+    /// <summary>Chooses the parallelism for <paramref name="fileCount"/> files whose sizes <paramref name="sampleLengths"/> represent.</summary>
+    public static int Choose(IReadOnlyCollection<long> sampleLengths, int fileCount, long memoryBudget, int processorCount)
     {
-        long totalBytes = 0;
-        int readable = 0;
-        foreach (PlannedFile file in plan)
-        {
-            if (file.Error is null)
-            {
-                totalBytes += file.Length;
-                readable++;
-            }
-        }
-
-        if (readable == 0)
+        if (fileCount == 0 || sampleLengths.Count == 0)
         {
             return 1;
         }
 
-        long meanLength = Math.Max(1, totalBytes / readable);
+        long meanLength = Math.Max(1, sampleLengths.Sum() / sampleLengths.Count);
         int depth = meanLength switch
         {
             <= SmallFileLimit => SmallFileDepth,
@@ -50,6 +38,6 @@ internal static class ParallelismPolicy
 
         // No deeper than the budget can hold files of the mean size, nor than there are files.
         long byBudget = Math.Max(1, memoryBudget / meanLength);
-        return (int)Math.Min(Math.Min(depth, byBudget), Math.Min(readable, FileLoaderConstants.MaxDegreeOfParallelism));
+        return (int)Math.Min(Math.Min(depth, byBudget), Math.Min(fileCount, FileLoaderConstants.MaxDegreeOfParallelism));
     }
 }

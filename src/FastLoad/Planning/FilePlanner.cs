@@ -2,22 +2,49 @@ using FastLoad.Reading;
 
 namespace FastLoad.Planning;
 
-/// <summary>Enumerates a <see cref="FileSet"/> and describes every file before any is read.</summary>
+/// <summary>
+/// Describes files before they are read. A load stats each file just before it is queued rather than all of them
+/// up front, so that reading starts at once; the parallelism is chosen from a sample of the sizes.
+/// </summary>
 internal static class FilePlanner
 {
-    public static List<PlannedFile> Plan(FileSet files, CancellationToken cancellationToken)
+    /// <summary>How many files, spread evenly over the set, describe its size distribution.</summary>
+    internal const int SampleSize = 64;
+
+    public static List<string> Enumerate(FileSet files, CancellationToken cancellationToken)
     {
-        var plan = new List<PlannedFile>();
+        var paths = new List<string>();
         foreach (string path in files.EnumeratePaths())
         {
-            cancellationToken.ThrowIfCancellationRequested();
-            plan.Add(PlanOne(plan.Count, path));
+            if ((paths.Count & 1023) == 0)
+            {
+                cancellationToken.ThrowIfCancellationRequested();
+            }
+
+            paths.Add(path);
         }
 
-        return plan;
+        return paths;
     }
 
-    private static PlannedFile PlanOne(int index, string path)
+    /// <summary>The lengths of up to <see cref="SampleSize"/> readable files at evenly spaced positions of the set.</summary>
+    public static List<long> SampleLengths(List<string> paths)
+    {
+        int count = Math.Min(SampleSize, paths.Count);
+        var lengths = new List<long>(count);
+        for (int i = 0; i < count; i++)
+        {
+            PlannedFile file = Plan((int)((long)i * paths.Count / count), paths[(int)((long)i * paths.Count / count)]);
+            if (file.Error is null)
+            {
+                lengths.Add(file.Length);
+            }
+        }
+
+        return lengths;
+    }
+
+    public static PlannedFile Plan(int index, string path)
     {
         try
         {

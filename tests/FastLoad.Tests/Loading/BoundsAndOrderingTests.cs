@@ -143,7 +143,7 @@ public class BoundsAndOrderingTests : TempDirectoryTestBase
         LoadSummary summary = await new FileLoader().LoadAsync(FileSet.FromDirectory(Root), Ignore);
 
         // Small files on any device: a deep queue, far beyond the core count (the README explains the policy).
-        Assert.Equal(64, summary.DegreeOfParallelism);
+        Assert.Equal(128, summary.DegreeOfParallelism);
     }
 
     [Fact]
