@@ -9,6 +9,9 @@ public static class FastLoadEventId
     /// <summary>A load finished (Information).</summary>
     public const int LoadCompleted = 1001;
 
+    /// <summary>A load starts reading from one device, with the parallelism chosen for it (Debug).</summary>
+    public const int LaneStarting = 1002;
+
     /// <summary>A file loaded (Trace).</summary>
     public const int FileLoaded = 1100;
 

@@ -5,8 +5,12 @@ namespace FastLoad.Diagnostics;
 internal static partial class Log
 {
     [LoggerMessage(EventId = FastLoadEventId.LoadStarting, Level = LogLevel.Debug,
-        Message = "Loading {FileCount} files of {FileSet} with {DegreeOfParallelism} parallel reads on {Scheduling}")]
-    public static partial void LoadStarting(this ILogger logger, int fileCount, FileSet fileSet, int degreeOfParallelism, IoScheduling scheduling);
+        Message = "Loading {FileCount} files of {FileSet}, mean size about {MeanLength} bytes")]
+    public static partial void LoadStarting(this ILogger logger, int fileCount, FileSet fileSet, long meanLength);
+
+    [LoggerMessage(EventId = FastLoadEventId.LaneStarting, Level = LogLevel.Debug,
+        Message = "Reading from {Device} as {StorageKind}: {DegreeOfParallelism} reads at once (ceiling {Ceiling}, adaptive {Adaptive}, physical order {PhysicalOrder})")]
+    public static partial void LaneStarting(this ILogger logger, string device, StorageKind storageKind, int degreeOfParallelism, int ceiling, bool adaptive, bool physicalOrder);
 
     [LoggerMessage(EventId = FastLoadEventId.LoadCompleted, Level = LogLevel.Information,
         Message = "Loaded {FileCount} files ({ByteCount} bytes) in {ElapsedMilliseconds} ms with {DegreeOfParallelism} parallel reads; {FailureCount} failed")]

@@ -3,51 +3,95 @@ using System.Collections.Concurrent;
 namespace FastLoad.Internal;
 
 /// <summary>
-/// Runs tasks on a fixed set of threads of its own. Blocking reads (every .NET file read on Linux is a blocking
-/// pread) then reach the queue depth the device wants at once, instead of waiting for the shared thread pool to
-/// inject threads at about two a second.
+/// Runs tasks on threads of its own, started as work arrives, up to a maximum. Blocking reads (every .NET file read
+/// on Linux is a blocking pread) then reach the queue depth the device wants at once, instead of waiting for the
+/// shared thread pool to inject threads at about two a second. Threads exit when the scheduler is disposed.
 /// </summary>
 internal sealed class DedicatedThreadScheduler : TaskScheduler, IDisposable
 {
-    // Reads need little stack; a small one keeps 64+ threads cheap.
+    // Reads need little stack; a small one keeps hundreds of threads cheap.
     private const int StackSize = 256 * 1024;
 
-    private readonly BlockingCollection<Task> _queue = new();
-    private readonly int _threadCount;
+    [ThreadStatic]
+    private static DedicatedThreadScheduler? t_current;
 
-    public DedicatedThreadScheduler(int threadCount, string name)
+    private readonly BlockingCollection<Task> _queue = new();
+    private readonly int _maxThreads;
+    private readonly string _name;
+    private int _started;
+    private int _idle;
+
+    public DedicatedThreadScheduler(int maxThreads, string name)
     {
-        ArgumentOutOfRangeException.ThrowIfLessThan(threadCount, 1);
-        _threadCount = threadCount;
-        for (int i = 0; i < threadCount; i++)
-        {
-            var thread = new Thread(RunWorker, StackSize) { IsBackground = true, Name = $"{name} #{i}" };
-            thread.UnsafeStart();
-        }
+        ArgumentOutOfRangeException.ThrowIfLessThan(maxThreads, 1);
+        _maxThreads = maxThreads;
+        _name = name;
     }
 
-    public override int MaximumConcurrencyLevel => _threadCount;
+    public override int MaximumConcurrencyLevel => _maxThreads;
+
+    /// <summary>The number of threads started so far.</summary>
+    public int ThreadCount => Volatile.Read(ref _started);
 
     /// <summary>Lets the threads finish what is queued and exit.</summary>
     public void Dispose() => _queue.CompleteAdding();
 
-    protected override void QueueTask(Task task) => _queue.Add(task);
+    protected override void QueueTask(Task task)
+    {
+        try
+        {
+            _queue.Add(task);
+        }
+        catch (InvalidOperationException)
+        {
+            // Disposed: a late continuation still runs, on the pool.
+            ThreadPool.UnsafeQueueUserWorkItem(static state => ((DedicatedThreadScheduler)state!.Item1).TryExecuteTask(state.Item2), (this, task), preferLocal: false);
+            return;
+        }
+
+        if (_queue.Count > Volatile.Read(ref _idle))
+        {
+            TryStartThread();
+        }
+    }
 
     // Only ever inline on our own threads: inlining on a caller's thread would move a blocking read there.
     protected override bool TryExecuteTaskInline(Task task, bool taskWasPreviouslyQueued) =>
-        !taskWasPreviouslyQueued && t_isWorker && TryExecuteTask(task);
+        !taskWasPreviouslyQueued && t_current == this && TryExecuteTask(task);
 
     protected override IEnumerable<Task> GetScheduledTasks() => _queue.ToArray();
 
-    [ThreadStatic]
-    private static bool t_isWorker;
+    private void TryStartThread()
+    {
+        int started = Volatile.Read(ref _started);
+        while (started < _maxThreads)
+        {
+            int seen = Interlocked.CompareExchange(ref _started, started + 1, started);
+            if (seen == started)
+            {
+                var thread = new Thread(RunWorker, StackSize) { IsBackground = true, Name = $"{_name} #{started}" };
+                thread.UnsafeStart();
+                return;
+            }
+
+            started = seen;
+        }
+    }
 
     private void RunWorker()
     {
-        t_isWorker = true;
-        foreach (Task task in _queue.GetConsumingEnumerable())
+        t_current = this;
+        while (true)
         {
-            TryExecuteTask(task);
+            Interlocked.Increment(ref _idle);
+            bool taken = _queue.TryTake(out Task? task, Timeout.Infinite);
+            Interlocked.Decrement(ref _idle);
+            if (!taken)
+            {
+                return; // Disposed and drained.
+            }
+
+            TryExecuteTask(task!);
         }
     }
 }

@@ -50,6 +50,25 @@ internal static unsafe partial class Interop
     [LibraryImport(Libc, EntryPoint = "open", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     internal static partial int Open(string path, int flags, int mode);
 
+    /// <summary>FS_IOC_FIEMAP = _IOWR('f', 11, struct fiemap).</summary>
+    internal const ulong FsIocFiemap = 0xC020660B;
+
+    /// <summary><c>struct fiemap</c> with room for one <c>struct fiemap_extent</c>.</summary>
+    [StructLayout(LayoutKind.Explicit, Size = 32 + 56)]
+    internal struct Fiemap
+    {
+        [FieldOffset(0)] public ulong Start;
+        [FieldOffset(8)] public ulong Length;
+        [FieldOffset(16)] public uint Flags;
+        [FieldOffset(20)] public uint MappedExtents;
+        [FieldOffset(24)] public uint ExtentCount;
+        [FieldOffset(32 + 8)] public ulong FirstExtentPhysical;
+    }
+
+    // ioctl(2) is variadic; one pointer argument passes the same way as in a fixed signature on x64 and arm64 Linux.
+    [LibraryImport(Libc, EntryPoint = "ioctl", SetLastError = true)]
+    internal static partial int Ioctl(int fd, ulong request, void* argument);
+
     [LibraryImport(Libc, EntryPoint = "fsync", SetLastError = true)]
     internal static partial int Fsync(int fd);
 

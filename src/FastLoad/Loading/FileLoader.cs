@@ -24,21 +24,27 @@ namespace FastLoad;
 public sealed class FileLoader
 {
     private readonly FileLoaderOptions _options;
+    private readonly TimeProvider _time;
     private readonly ILogger _logger;
 
     /// <summary>Creates a loader.</summary>
     /// <param name="options">The options, copied now; <see langword="null"/> for the defaults.</param>
     /// <param name="loggerFactory">Where to log; <see langword="null"/> for no logging.</param>
-    /// <exception cref="ArgumentException"><paramref name="options"/> has a value out of range; the message names it.</exception>
-    public FileLoader(FileLoaderOptions? options = null, ILoggerFactory? loggerFactory = null)
+    /// <param name="timeProvider">The clock of the adaptive controller's measurement windows; <see langword="null"/> for <see cref="TimeProvider.System"/>.</param>
+    /// <exception cref="ArgumentException"><paramref name="options"/> has a value out of range or an invalid combination; the message names it.</exception>
+    public FileLoader(FileLoaderOptions? options = null, ILoggerFactory? loggerFactory = null, TimeProvider? timeProvider = null)
     {
         _options = Copy(options ?? new FileLoaderOptions());
-        ValidateOptionsResult result = new FileLoaderOptionsValidator().Validate(Options.DefaultName, _options);
-        if (result.Failed)
+        foreach (IValidateOptions<FileLoaderOptions> validator in (IValidateOptions<FileLoaderOptions>[])[new FileLoaderOptionsValidator(), new FileLoaderOptionsCrossValidator()])
         {
-            throw new ArgumentException(result.FailureMessage, nameof(options));
+            ValidateOptionsResult result = validator.Validate(Options.DefaultName, _options);
+            if (result.Failed)
+            {
+                throw new ArgumentException(result.FailureMessage, nameof(options));
+            }
         }
 
+        _time = timeProvider ?? TimeProvider.System;
         _logger = (loggerFactory ?? NullLoggerFactory.Instance).CreateLogger<FileLoader>();
     }
 
@@ -81,7 +87,7 @@ public sealed class FileLoader
 
     private async IAsyncEnumerable<LoadedFile> LoadCoreAsync(FileSet files, [EnumeratorCancellation] CancellationToken cancellationToken)
     {
-        LoadRun run = LoadRun.Start(files, _options, _logger, cancellationToken);
+        LoadRun run = LoadRun.Start(files, _options, _time, _logger, cancellationToken);
         await using (run.ConfigureAwait(false))
         {
             while (await run.ReadNextAsync(cancellationToken).ConfigureAwait(false) is { } file)
@@ -129,7 +135,7 @@ public sealed class FileLoader
                 SingleProducerConstrained = true,
             });
 
-        LoadRun run = LoadRun.Start(files, _options, _logger, consumerStop.Token);
+        LoadRun run = LoadRun.Start(files, _options, _time, _logger, consumerStop.Token);
         LoadSummary? summary = null;
         try
         {
@@ -204,6 +210,9 @@ public sealed class FileLoader
         ErrorHandling = options.ErrorHandling,
         Scheduling = options.Scheduling,
         ConsumerParallelism = options.ConsumerParallelism,
+        Adaptive = options.Adaptive,
+        Storage = options.Storage,
+        PhysicalOrder = options.PhysicalOrder,
         BufferPool = options.BufferPool,
     };
 }

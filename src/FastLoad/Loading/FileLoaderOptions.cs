@@ -40,6 +40,20 @@ public sealed class FileLoaderOptions
     [Range(1, FileLoaderConstants.MaxConsumerParallelism)]
     public int ConsumerParallelism { get; set; } = 1;
 
+    /// <summary>Gets or sets a value indicating whether the parallelism is corrected from measured throughput while a load runs.</summary>
+    /// <value>The default value is <see langword="true"/>. Ignored when <see cref="MaxDegreeOfParallelism"/> pins the parallelism.</value>
+    public bool Adaptive { get; set; } = true;
+
+    /// <summary>Gets or sets the kind of storage to assume, or <see langword="null"/> to detect it per device.</summary>
+    /// <value>The default value is <see langword="null"/> (detect). Detection is a prior only; see <see cref="StorageProbe"/>.</value>
+    [EnumDataType(typeof(StorageKind))]
+    public StorageKind? Storage { get; set; }
+
+    /// <summary>Gets or sets whether files are read in the order of their location on the device.</summary>
+    /// <value>The default value is <see cref="FastLoad.PhysicalOrder.Auto"/>: on for rotational devices with <see cref="LoadOrdering.Completion"/>.</value>
+    [EnumDataType(typeof(PhysicalOrder))]
+    public PhysicalOrder PhysicalOrder { get; set; } = PhysicalOrder.Auto;
+
     /// <summary>Gets or sets the pool the file buffers are rented from.</summary>
     /// <value>The default value is <see langword="null"/>, meaning <see cref="ArrayPool{T}.Shared"/>.</value>
     public ArrayPool<byte>? BufferPool { get; set; }

@@ -1,7 +1,6 @@
 using System.Buffers;
 using System.Diagnostics;
 using System.Threading.Channels;
-using System.Threading.Tasks.Dataflow;
 using FastLoad.Diagnostics;
 using FastLoad.Internal;
 using FastLoad.Parallelism;
@@ -12,10 +11,11 @@ using Microsoft.Extensions.Logging;
 namespace FastLoad.Loading;
 
 /// <summary>
-/// One load: plan -> budget gate -> Dataflow read block -> delivery. A producer task plans the files, takes the
-/// byte budget and a delivery slot for each in input order, and posts it to the read block; reads run on dedicated
-/// threads (or the pool) and write every outcome, success or error, to a channel; the consumer side takes files
-/// from the channel (reordering them when asked) and hands them over, releasing their budget.
+/// One load: plan -> per-device lanes (delivery slot, byte budget, live parallelism gate, Dataflow read block)
+/// -> one channel of outcomes -> delivery. A planner task stats each file and hands it to the lane of its device;
+/// each lane feeds its own read block; reads run on dedicated threads (or the pool) and publish every outcome,
+/// success or error, to the channel; the consumer side takes files from it (reordering them when asked) and hands
+/// them over, releasing their budget.
 /// </summary>
 internal sealed class LoadRun : IAsyncDisposable
 {
@@ -27,38 +27,41 @@ internal sealed class LoadRun : IAsyncDisposable
     private readonly FileSet _files;
     private readonly FileLoaderOptions _options;
     private readonly ArrayPool<byte> _pool;
+    private readonly TimeProvider _time;
     private readonly ILogger _logger;
     private readonly CancellationTokenSource _stop;
     private readonly Channel<LoadedFile> _results = Channel.CreateUnbounded<LoadedFile>(
         new UnboundedChannelOptions { SingleReader = true, SingleWriter = false });
 
-    private readonly ByteBudget _budget;
     private readonly Dictionary<int, LoadedFile> _outOfOrder = [];
     private readonly List<LoadFailure> _failures = [];
+    private readonly List<DeviceLane> _lanes = [];
     private readonly long _startTimestamp;
     private SemaphoreSlim? _deliverySlots;
     private Task _producer = Task.CompletedTask;
     private int _nextIndex;
     private int _fileCount;
     private long _byteCount;
-    private int _degreeOfParallelism;
     private int _concurrentReads;
     private int _peakConcurrentReads;
 
-    private LoadRun(FileSet files, FileLoaderOptions options, ILogger logger, CancellationToken cancellationToken)
+    private LoadRun(FileSet files, FileLoaderOptions options, TimeProvider time, ILogger logger, CancellationToken cancellationToken)
     {
         _files = files;
         _options = options;
         _pool = options.BufferPool ?? ArrayPool<byte>.Shared;
+        _time = time;
         _logger = logger;
-        _budget = new ByteBudget(options.MemoryBudget);
+        Budget = new ByteBudget(options.MemoryBudget);
         _stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-        _startTimestamp = Stopwatch.GetTimestamp();
+        _startTimestamp = time.GetTimestamp();
     }
 
-    public static LoadRun Start(FileSet files, FileLoaderOptions options, ILogger logger, CancellationToken cancellationToken)
+    public ByteBudget Budget { get; }
+
+    public static LoadRun Start(FileSet files, FileLoaderOptions options, TimeProvider time, ILogger logger, CancellationToken cancellationToken)
     {
-        var run = new LoadRun(files, options, logger, cancellationToken);
+        var run = new LoadRun(files, options, time, logger, cancellationToken);
         run._producer = Task.Run(run.ProduceAsync, CancellationToken.None);
         return run;
     }
@@ -98,13 +101,18 @@ internal sealed class LoadRun : IAsyncDisposable
 
     public LoadSummary Complete()
     {
+        // The lane with the most files speaks for the load (most loads touch one device).
+        DeviceLane? main = _lanes.Where(lane => lane.FileCount > 0).MaxBy(lane => lane.FileCount);
         var summary = new LoadSummary(
             _fileCount,
             _byteCount,
             _failures.ToArray(),
-            Stopwatch.GetElapsedTime(_startTimestamp),
-            _degreeOfParallelism,
-            _budget.Peak,
+            _time.GetElapsedTime(_startTimestamp),
+            main?.CurrentParallelism ?? 0,
+            main?.InitialParallelism ?? 0,
+            main?.History ?? [],
+            main?.Device,
+            Budget.Peak,
             Volatile.Read(ref _peakConcurrentReads));
         _logger.LoadCompleted(summary.FileCount, summary.ByteCount, (long)summary.Elapsed.TotalMilliseconds, summary.DegreeOfParallelism, summary.Failures.Count);
         return summary;
@@ -138,9 +146,53 @@ internal sealed class LoadRun : IAsyncDisposable
         _stop.Dispose();
     }
 
+    public Task WaitForDeliverySlotAsync(CancellationToken cancellationToken) => _deliverySlots!.WaitAsync(cancellationToken);
+
+    public void Publish(LoadedFile file)
+    {
+        if (!_results.Writer.TryWrite(file))
+        {
+            file.Dispose();
+        }
+    }
+
+    /// <summary>Reads one file on a read thread and publishes the outcome; returns the bytes read (0 on failure).</summary>
+    /// <remarks>Never throws: an ActionBlock would silently swallow an OperationCanceledException thrown from here.</remarks>
+    public long ReadAndPublish(PlannedFile file)
+    {
+        int concurrent = Interlocked.Increment(ref _concurrentReads);
+        InterlockedMax(ref _peakConcurrentReads, concurrent);
+        LoadedFile result;
+        try
+        {
+            byte[] buffer = WholeFileReader.Read(file.Path, _pool, out int length, _stop.Token);
+            long charge = file.Length;
+            if (length > charge)
+            {
+                // The file grew after it was planned; the bytes are already read, so they are charged without waiting.
+                Budget.ForceAcquire(length - charge);
+                charge = length;
+            }
+
+            result = new LoadedFile(file.Path, file.Index, buffer, length, _pool, charge);
+            _logger.FileLoaded(file.Path, length);
+        }
+        catch (Exception ex)
+        {
+            result = new LoadedFile(file.Path, file.Index, ex, file.Length);
+        }
+        finally
+        {
+            Interlocked.Decrement(ref _concurrentReads);
+        }
+
+        Publish(result);
+        return result.Length;
+    }
+
     private LoadedFile HandOver(LoadedFile file)
     {
-        _budget.Release(file.BudgetCharge);
+        Budget.Release(file.BudgetCharge);
         _deliverySlots!.Release();
         if (file.Error is null)
         {
@@ -172,101 +224,91 @@ internal sealed class LoadRun : IAsyncDisposable
     {
         CancellationToken cancellationToken = _stop.Token;
         List<string> paths = FilePlanner.Enumerate(_files, cancellationToken);
-        int parallelism = _options.MaxDegreeOfParallelism
-            ?? ParallelismPolicy.Choose(FilePlanner.SampleLengths(paths), paths.Count, _options.MemoryBudget, Environment.ProcessorCount);
-        _degreeOfParallelism = parallelism;
-        int readers = Math.Clamp(paths.Count, 1, parallelism);
-        _deliverySlots = new SemaphoreSlim(Math.Max(MinDeliveryWindow, DeliveryWindowPerRead * parallelism));
-        _logger.LoadStarting(paths.Count, _files, parallelism, _options.Scheduling);
+        long meanLength = ParallelismPolicy.MeanLength(FilePlanner.SampleLengths(paths));
+        _logger.LoadStarting(paths.Count, _files, meanLength);
+        int deliveryWindow = Math.Max(MinDeliveryWindow, DeliveryWindowPerRead * Math.Min(paths.Count, ParallelismPolicy.MaxAdaptiveDepth));
+        _deliverySlots = new SemaphoreSlim(deliveryWindow);
 
-        using DedicatedThreadScheduler? threads = _options.Scheduling == IoScheduling.DedicatedThreads
-            ? new DedicatedThreadScheduler(readers, "FastLoad I/O")
-            : null;
-        var readBlock = new ActionBlock<PlannedFile>(
-            ReadOne,
-            new ExecutionDataflowBlockOptions
-            {
-                MaxDegreeOfParallelism = readers,
-                BoundedCapacity = readers,
-                TaskScheduler = threads ?? TaskScheduler.Default,
-                SingleProducerConstrained = true,
-                EnsureOrdered = false,
-                CancellationToken = cancellationToken,
-            });
-
+        // Input order needs one feeder (slots and budget are taken in the set's order), so one lane for all devices.
+        bool lanePerDevice = _options.Ordering == LoadOrdering.Completion;
+        var lanes = new Dictionary<ulong, DeviceLane>();
         try
         {
             for (int index = 0; index < paths.Count; index++)
             {
-                await _deliverySlots.WaitAsync(cancellationToken).ConfigureAwait(false);
+                if ((index & 255) == 0)
+                {
+                    cancellationToken.ThrowIfCancellationRequested();
+                }
 
                 // Planned just before it is queued, so that reading starts without waiting for every file's status.
                 PlannedFile file = FilePlanner.Plan(index, paths[index]);
-                if (file.Error is not null)
+                ulong key = lanePerDevice ? file.DeviceId : 0;
+                if (!lanes.TryGetValue(key, out DeviceLane? lane))
                 {
-                    Publish(new LoadedFile(file.Path, file.Index, file.Error, budgetCharge: 0));
-                    continue;
+                    lane = CreateLane(file, meanLength, paths.Count);
+                    lanes.Add(key, lane);
+                    _lanes.Add(lane);
+                    lane.Start(_options.Scheduling, cancellationToken);
                 }
 
-                await _budget.AcquireAsync(file.Length, cancellationToken).ConfigureAwait(false);
-                if (!await readBlock.SendAsync(file, cancellationToken).ConfigureAwait(false))
-                {
-                    break; // Declined: the block was canceled.
-                }
+                lane.Add(file);
             }
         }
         finally
         {
-            readBlock.Complete();
-            try
+            foreach (DeviceLane lane in _lanes)
             {
-                await readBlock.Completion.ConfigureAwait(false);
+                lane.CompleteAdding();
             }
-            catch (OperationCanceledException)
-            {
-                // The load was stopped; the reads in flight have finished and published their files.
-            }
+
+            await Task.WhenAll(_lanes.Select(lane => lane.Completion)).ConfigureAwait(false);
         }
     }
 
-    // Runs on a read thread. Every outcome is published, so none can vanish (an ActionBlock would silently swallow
-    // an OperationCanceledException thrown from here).
-    private void ReadOne(PlannedFile file)
+    private DeviceLane CreateLane(PlannedFile first, long meanLength, int fileCount)
     {
-        int concurrent = Interlocked.Increment(ref _concurrentReads);
-        InterlockedMax(ref _peakConcurrentReads, concurrent);
-        LoadedFile result;
+        StorageDevice device = DescribeDevice(first);
+        StorageKind kind = _options.Storage ?? device.Kind;
+        int initial;
+        int ceiling;
+        ParallelismController? controller = null;
+        if (_options.MaxDegreeOfParallelism is int pinned)
+        {
+            initial = ceiling = pinned;
+        }
+        else
+        {
+            initial = ParallelismPolicy.Choose(kind, meanLength, fileCount, _options.MemoryBudget, Environment.ProcessorCount);
+            ceiling = _options.Adaptive ? ParallelismPolicy.Ceiling(initial, meanLength, fileCount, _options.MemoryBudget) : initial;
+            if (_options.Adaptive && ceiling > 1)
+            {
+                controller = new ParallelismController(initial, ceiling, countFiles: meanLength <= ParallelismPolicy.SmallFileLimit, _time);
+            }
+        }
+
+        bool physicalOrder = _options.PhysicalOrder switch
+        {
+            PhysicalOrder.On => true,
+            PhysicalOrder.Auto => kind == StorageKind.Rotational && _options.Ordering == LoadOrdering.Completion,
+            _ => false,
+        };
+        _logger.LaneStarting(device.ToString(), kind, initial, ceiling, controller is not null, physicalOrder);
+        return new DeviceLane(this, device, initial, ceiling, controller, physicalOrder);
+    }
+
+    private static StorageDevice DescribeDevice(PlannedFile file)
+    {
         try
         {
-            byte[] buffer = WholeFileReader.Read(file.Path, _pool, out int length, _stop.Token);
-            long charge = file.Length;
-            if (length > charge)
-            {
-                // The file grew after it was planned; the bytes are already read, so they are charged without waiting.
-                _budget.ForceAcquire(length - charge);
-                charge = length;
-            }
-
-            result = new LoadedFile(file.Path, file.Index, buffer, length, _pool, charge);
-            _logger.FileLoaded(file.Path, length);
+            return file.DeviceId != 0 && OperatingSystem.IsLinux()
+                ? StorageProbe.DescribeDevice(file.DeviceId)
+                : StorageProbe.Describe(Path.GetDirectoryName(Path.GetFullPath(file.Path)) is { Length: > 0 } directory && Directory.Exists(directory) ? directory : ".");
         }
-        catch (Exception ex)
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or ArgumentException)
         {
-            result = new LoadedFile(file.Path, file.Index, ex, file.Length);
-        }
-        finally
-        {
-            Interlocked.Decrement(ref _concurrentReads);
-        }
-
-        Publish(result);
-    }
-
-    private void Publish(LoadedFile file)
-    {
-        if (!_results.Writer.TryWrite(file))
-        {
-            file.Dispose();
+            // Files that failed to plan, or a device that cannot be examined: the default policy applies.
+            return StorageDevice.Unknown;
         }
     }
 

@@ -9,6 +9,9 @@ public sealed class LoadSummary
         IReadOnlyList<LoadFailure> failures,
         TimeSpan elapsed,
         int degreeOfParallelism,
+        int initialDegreeOfParallelism,
+        IReadOnlyList<int> parallelismHistory,
+        StorageDevice? storage,
         long peakBytesInFlight,
         int peakConcurrentReads)
     {
@@ -17,6 +20,9 @@ public sealed class LoadSummary
         Failures = failures;
         Elapsed = elapsed;
         DegreeOfParallelism = degreeOfParallelism;
+        InitialDegreeOfParallelism = initialDegreeOfParallelism;
+        ParallelismHistory = parallelismHistory;
+        Storage = storage;
         PeakBytesInFlight = peakBytesInFlight;
         PeakConcurrentReads = peakConcurrentReads;
     }
@@ -33,8 +39,18 @@ public sealed class LoadSummary
     /// <summary>Gets the time from the start of planning to the delivery of the last file.</summary>
     public TimeSpan Elapsed { get; }
 
-    /// <summary>Gets the number of files read at once (the queue depth the device saw).</summary>
+    /// <summary>Gets the number of files read at once when the load ended: where the controller settled (or the pinned value).</summary>
+    /// <remarks>For a load over several devices, this and the other parallelism figures are those of the device with the most files.</remarks>
     public int DegreeOfParallelism { get; }
+
+    /// <summary>Gets the number of files read at once when the load started, from the storage kind and the file sizes.</summary>
+    public int InitialDegreeOfParallelism { get; }
+
+    /// <summary>Gets every parallelism the controller set, in order, starting with the initial one.</summary>
+    public IReadOnlyList<int> ParallelismHistory { get; }
+
+    /// <summary>Gets the storage device the files were read from, or <see langword="null"/> for an empty load.</summary>
+    public StorageDevice? Storage { get; }
 
     /// <summary>Gets the largest number of bytes the loader held at once against <see cref="FileLoaderOptions.MemoryBudget"/>.</summary>
     public long PeakBytesInFlight { get; }

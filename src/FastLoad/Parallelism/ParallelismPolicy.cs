@@ -1,9 +1,10 @@
 namespace FastLoad.Parallelism;
 
 /// <summary>
-/// The static choice of how many files to read at once, from the files' sizes, the cores and the memory budget.
-/// An SSD serves small random reads best at a deep queue (here: about 17k IOPS at depth 1, 80k at 32), and
-/// cores are not the limit, so the depth does not follow the core count the way the classic advice does.
+/// The initial choice of how many files to read at once (the controller corrects it while the load runs), from the
+/// storage kind, the files' sizes, the cores and the memory budget. An SSD serves small reads best at a deep queue
+/// (here: about 17k IOPS at depth 1, 80k at 32), and cores are not the limit, so the depth does not follow the core
+/// count the way the classic advice (cores x 2.5-5.5) does. A spinning disk wants few requests, in physical order.
 /// </summary>
 internal static class ParallelismPolicy
 {
@@ -16,28 +17,45 @@ internal static class ParallelismPolicy
     internal const int LargeFileDepth = 16;
     internal const int HugeFileDepth = 8;
 
-    /// <summary>Chooses the parallelism for <paramref name="fileCount"/> files whose sizes <paramref name="sampleLengths"/> represent.</summary>
-    public static int Choose(IReadOnlyCollection<long> sampleLengths, int fileCount, long memoryBudget, int processorCount)
-    {
-        if (fileCount == 0 || sampleLengths.Count == 0)
-        {
-            return 1;
-        }
+    internal const int RotationalSmallFileDepth = 4;
+    internal const int RotationalLargeFileDepth = 2;
 
-        long meanLength = Math.Max(1, sampleLengths.Sum() / sampleLengths.Count);
-        int depth = meanLength switch
+    /// <summary>The controller never goes beyond this many reads at once (nor beyond the files or the budget).</summary>
+    internal const int MaxAdaptiveDepth = 256;
+
+    /// <summary>The mean of the sampled lengths, at least 1.</summary>
+    public static long MeanLength(IReadOnlyCollection<long> sampleLengths) =>
+        sampleLengths.Count == 0 ? 1 : Math.Max(1, sampleLengths.Sum() / sampleLengths.Count);
+
+    /// <summary>Chooses the initial parallelism for <paramref name="fileCount"/> files of mean length <paramref name="meanLength"/>.</summary>
+    public static int Choose(StorageKind kind, long meanLength, int fileCount, long memoryBudget, int processorCount)
+    {
+        int depth = kind switch
         {
-            <= SmallFileLimit => SmallFileDepth,
-            <= MediumFileLimit => MediumFileDepth,
-            <= LargeFileLimit => LargeFileDepth,
-            _ => HugeFileDepth,
+            StorageKind.Rotational => meanLength <= LargeFileLimit ? RotationalSmallFileDepth : RotationalLargeFileDepth,
+
+            // Memory has no queue to fill: the copies are bound by the cores.
+            StorageKind.Memory => Math.Max(2, 2 * processorCount),
+            _ => Math.Max(2 * processorCount, meanLength switch
+            {
+                <= SmallFileLimit => SmallFileDepth,
+                <= MediumFileLimit => MediumFileDepth,
+                <= LargeFileLimit => LargeFileDepth,
+                _ => HugeFileDepth,
+            }),
         };
 
-        // Many cores consume files faster; keep the device at least that busy.
-        depth = Math.Max(depth, 2 * processorCount);
+        return Bound(depth, meanLength, fileCount, memoryBudget);
+    }
 
-        // No deeper than the budget can hold files of the mean size, nor than there are files.
-        long byBudget = Math.Max(1, memoryBudget / meanLength);
-        return (int)Math.Min(Math.Min(depth, byBudget), Math.Min(fileCount, FileLoaderConstants.MaxDegreeOfParallelism));
+    /// <summary>The highest parallelism the controller may reach.</summary>
+    public static int Ceiling(int initial, long meanLength, int fileCount, long memoryBudget) =>
+        Math.Max(initial, Bound(MaxAdaptiveDepth, meanLength, fileCount, memoryBudget));
+
+    // No deeper than the budget can hold files of the mean size, nor than there are files.
+    private static int Bound(int depth, long meanLength, int fileCount, long memoryBudget)
+    {
+        long byBudget = Math.Max(1, memoryBudget / Math.Max(1, meanLength));
+        return (int)Math.Clamp(Math.Min(depth, byBudget), 1, Math.Clamp(fileCount, 1, FileLoaderConstants.MaxDegreeOfParallelism));
     }
 }

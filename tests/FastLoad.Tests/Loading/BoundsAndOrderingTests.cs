@@ -140,10 +140,14 @@ public class BoundsAndOrderingTests : TempDirectoryTestBase
             WriteFile($"f{i}.bin", 8192, seed: i);
         }
 
-        LoadSummary summary = await new FileLoader().LoadAsync(FileSet.FromDirectory(Root), Ignore);
+        var loader = new FileLoader(new FileLoaderOptions { Storage = StorageKind.SolidState, Adaptive = false });
 
-        // Small files on any device: a deep queue, far beyond the core count (the README explains the policy).
+        LoadSummary summary = await loader.LoadAsync(FileSet.FromDirectory(Root), Ignore);
+
+        // Small files on an SSD: a deep queue, far beyond the core count (the README explains the policy).
+        Assert.Equal(128, summary.InitialDegreeOfParallelism);
         Assert.Equal(128, summary.DegreeOfParallelism);
+        Assert.Equal([128], summary.ParallelismHistory);
     }
 
     [Fact]

@@ -1,0 +1,152 @@
+using System.Threading.Channels;
+using System.Threading.Tasks.Dataflow;
+using FastLoad.Internal;
+using FastLoad.Parallelism;
+using FastLoad.Planning;
+
+namespace FastLoad.Loading;
+
+/// <summary>
+/// The reads of one load on one storage device: its own parallelism (a live gate in front of a Dataflow block whose
+/// MaxDegreeOfParallelism is the ceiling), its own controller and its own I/O threads, so that a slow device does
+/// not set the pace of a fast one. Files arrive from the planner; the lane takes a delivery slot, budget and a gate
+/// slot for each, in its order, and posts it to its read block.
+/// </summary>
+internal sealed class DeviceLane
+{
+    private readonly LoadRun _run;
+    private readonly Channel<PlannedFile> _input = Channel.CreateUnbounded<PlannedFile>(new UnboundedChannelOptions { SingleReader = true, SingleWriter = true });
+    private readonly ConcurrencyGate _gate;
+    private readonly ParallelismController? _controller;
+    private readonly bool _physicalOrder;
+    private readonly int _ceiling;
+    private Task _completion = Task.CompletedTask;
+
+    public DeviceLane(LoadRun run, StorageDevice device, int initial, int ceiling, ParallelismController? controller, bool physicalOrder)
+    {
+        _run = run;
+        Device = device;
+        InitialParallelism = initial;
+        _ceiling = ceiling;
+        _controller = controller;
+        _physicalOrder = physicalOrder;
+        _gate = new ConcurrencyGate(initial);
+    }
+
+    public StorageDevice Device { get; }
+
+    public int InitialParallelism { get; }
+
+    public int FileCount { get; private set; }
+
+    public int CurrentParallelism => _gate.Limit;
+
+    public IReadOnlyList<int> History => _controller?.History ?? [InitialParallelism];
+
+    public Task Completion => _completion;
+
+    public void Start(IoScheduling scheduling, CancellationToken cancellationToken) =>
+        _completion = Task.Run(() => FeedAsync(scheduling, cancellationToken), CancellationToken.None);
+
+    public void Add(PlannedFile file)
+    {
+        FileCount++;
+        _input.Writer.TryWrite(file);
+    }
+
+    public void CompleteAdding() => _input.Writer.TryComplete();
+
+    private async Task FeedAsync(IoScheduling scheduling, CancellationToken cancellationToken)
+    {
+        using DedicatedThreadScheduler? threads = scheduling == IoScheduling.DedicatedThreads
+            ? new DedicatedThreadScheduler(_ceiling, $"FastLoad I/O {Device.Name}")
+            : null;
+        var readBlock = new ActionBlock<PlannedFile>(
+            ReadOne,
+            new ExecutionDataflowBlockOptions
+            {
+                MaxDegreeOfParallelism = _ceiling,
+                BoundedCapacity = _ceiling,
+                TaskScheduler = threads ?? TaskScheduler.Default,
+                SingleProducerConstrained = true,
+                EnsureOrdered = false,
+                CancellationToken = cancellationToken,
+            });
+
+        try
+        {
+            await foreach (PlannedFile file in OrderedFilesAsync(cancellationToken).ConfigureAwait(false))
+            {
+                await _run.WaitForDeliverySlotAsync(cancellationToken).ConfigureAwait(false);
+                if (file.Error is not null)
+                {
+                    _run.Publish(new LoadedFile(file.Path, file.Index, file.Error, budgetCharge: 0));
+                    continue;
+                }
+
+                await _run.Budget.AcquireAsync(file.Length, cancellationToken).ConfigureAwait(false);
+                await _gate.WaitAsync(cancellationToken).ConfigureAwait(false);
+                if (!await readBlock.SendAsync(file, cancellationToken).ConfigureAwait(false))
+                {
+                    break; // Declined: the block was canceled.
+                }
+            }
+        }
+        finally
+        {
+            readBlock.Complete();
+            try
+            {
+                await readBlock.Completion.ConfigureAwait(false);
+            }
+            catch (OperationCanceledException)
+            {
+                // The load was stopped; the reads in flight have finished and published their files.
+            }
+        }
+    }
+
+    private async IAsyncEnumerable<PlannedFile> OrderedFilesAsync([System.Runtime.CompilerServices.EnumeratorCancellation] CancellationToken cancellationToken)
+    {
+        if (!_physicalOrder)
+        {
+            await foreach (PlannedFile file in _input.Reader.ReadAllAsync(cancellationToken).ConfigureAwait(false))
+            {
+                yield return file;
+            }
+
+            yield break;
+        }
+
+        // A spinning disk: every file of the lane first, then one sweep in the order of their physical location.
+        var files = new List<PlannedFile>();
+        await foreach (PlannedFile file in _input.Reader.ReadAllAsync(cancellationToken).ConfigureAwait(false))
+        {
+            files.Add(file);
+        }
+
+        PhysicalLayout.Sort(files);
+        foreach (PlannedFile file in files)
+        {
+            yield return file;
+        }
+    }
+
+    private void ReadOne(PlannedFile file)
+    {
+        long bytes;
+        try
+        {
+            bytes = _run.ReadAndPublish(file);
+        }
+        finally
+        {
+            _gate.Release();
+        }
+
+        if (_controller?.OnCompleted(bytes, 1) is int limit)
+        {
+            _gate.SetLimit(limit);
+        }
+    }
+}

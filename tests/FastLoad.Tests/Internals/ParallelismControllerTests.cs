@@ -1,0 +1,127 @@
+using FastLoad.Parallelism;
+using FastLoad.Tests.Infrastructure;
+
+namespace FastLoad.Tests.Internals;
+
+/// <summary>
+/// The controller against simulated devices: throughput as a function of queue depth for HDD-, SATA- and NVMe-like
+/// curves, with a few percent of deterministic noise. Each completion advances a manual clock by 1 / throughput.
+/// </summary>
+public class ParallelismControllerTests
+{
+    /// <summary>NCQ helps a little up to 4 requests; beyond, the head thrashes.</summary>
+    private static double Hdd(int depth) => depth <= 4 ? 120 + (50.0 * (depth - 1) / 3) : 170 * Math.Pow(0.93, Math.Log2(depth / 4.0));
+
+    /// <summary>Latency grows with the queue: IOPS(q) = q / (base + q / max), max 90k, base 100 us.</summary>
+    private static double Sata(int depth) => depth / (100e-6 + (depth / 90_000.0));
+
+    /// <summary>The same with max 500k and base 80 us: still gaining at 128.</summary>
+    private static double Nvme(int depth) => depth / (80e-6 + (depth / 500_000.0));
+
+    private static List<int> Simulate(ParallelismController controller, ManualTimeProvider time, Func<int, double> device, TimeSpan duration, int seed = 1)
+    {
+        var random = new Random(seed);
+        var limits = new List<int>();
+        TimeSpan elapsed = TimeSpan.Zero;
+        TimeSpan nextSample = TimeSpan.Zero;
+        while (elapsed < duration)
+        {
+            double noise = 1 + ((random.NextDouble() - 0.5) * 0.06);
+            var step = TimeSpan.FromSeconds(noise / device(controller.Limit));
+            time.Advance(step);
+            elapsed += step;
+            controller.OnCompleted(bytes: 4096, files: 1);
+            if (elapsed >= nextSample)
+            {
+                limits.Add(controller.Limit);
+                nextSample += ParallelismController.DefaultWindow;
+            }
+        }
+
+        return limits;
+    }
+
+    private static int MedianOfLast(List<int> limits, int count) => limits.TakeLast(count).Order().ElementAt(Math.Min(count, limits.Count) / 2);
+
+    [Theory]
+    [InlineData(4)]
+    [InlineData(32)]
+    [InlineData(128)]
+    public void HddLikeDevice_ConvergesToAShallowQueue(int initial)
+    {
+        var time = new ManualTimeProvider();
+        var controller = new ParallelismController(initial, ceiling: 256, countFiles: true, time);
+
+        List<int> limits = Simulate(controller, time, Hdd, TimeSpan.FromSeconds(60));
+
+        Assert.InRange(MedianOfLast(limits, 100), 1, 4);
+    }
+
+    [Theory]
+    [InlineData(4)]
+    [InlineData(128)]
+    public void NvmeLikeDevice_ConvergesToADeepQueue(int initial)
+    {
+        var time = new ManualTimeProvider();
+        var controller = new ParallelismController(initial, ceiling: 256, countFiles: true, time);
+
+        List<int> limits = Simulate(controller, time, Nvme, TimeSpan.FromSeconds(10));
+
+        Assert.InRange(MedianOfLast(limits, 50), 32, 256);
+    }
+
+    [Fact]
+    public void SataLikeDevice_SettlesWhereMoreDepthStopsPaying()
+    {
+        var time = new ManualTimeProvider();
+        var controller = new ParallelismController(4, ceiling: 256, countFiles: true, time);
+
+        List<int> limits = Simulate(controller, time, Sata, TimeSpan.FromSeconds(10));
+
+        // From 32 to 64 gains 13%, 64 to 128 about 7%, then noise: somewhere from 32 up.
+        Assert.InRange(MedianOfLast(limits, 50), 32, 256);
+    }
+
+    [Fact]
+    public void DeviceSlowsDown_ControllerBacksDown()
+    {
+        var time = new ManualTimeProvider();
+        var controller = new ParallelismController(128, ceiling: 256, countFiles: true, time);
+        bool slow = false;
+
+        List<int> fast = Simulate(controller, time, depth => slow ? Hdd(depth) : Nvme(depth), TimeSpan.FromSeconds(5));
+        slow = true;
+        List<int> afterwards = Simulate(controller, time, depth => slow ? Hdd(depth) : Nvme(depth), TimeSpan.FromSeconds(90), seed: 2);
+
+        Assert.True(MedianOfLast(fast, 20) >= 32);
+        Assert.InRange(MedianOfLast(afterwards, 100), 1, 8);
+    }
+
+    [Fact]
+    public void Limit_StaysWithinOneAndTheCeiling()
+    {
+        var time = new ManualTimeProvider();
+        var controller = new ParallelismController(8, ceiling: 16, countFiles: true, time);
+
+        List<int> limits = Simulate(controller, time, Nvme, TimeSpan.FromSeconds(5));
+
+        Assert.All(limits, limit => Assert.InRange(limit, 1, 16));
+        Assert.All(controller.History, limit => Assert.InRange(limit, 1, 16));
+        Assert.Equal(8, controller.History[0]);
+    }
+
+    [Fact]
+    public void OnCompleted_BeforeAWindowHasPassed_DoesNotChangeTheLimit()
+    {
+        var time = new ManualTimeProvider();
+        var controller = new ParallelismController(8, ceiling: 64, countFiles: true, time);
+
+        for (int i = 0; i < 1000; i++)
+        {
+            Assert.Null(controller.OnCompleted(4096, 1));
+        }
+
+        time.Advance(ParallelismController.DefaultWindow);
+        Assert.NotNull(controller.OnCompleted(4096, 1));
+    }
+}

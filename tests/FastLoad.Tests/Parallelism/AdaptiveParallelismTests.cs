@@ -1,0 +1,119 @@
+using FastLoad.Tests.Infrastructure;
+
+namespace FastLoad.Tests.Parallelism;
+
+public class AdaptiveParallelismTests : TempDirectoryTestBase
+{
+    private static readonly Func<LoadedFile, CancellationToken, ValueTask> Ignore = (_, _) => ValueTask.CompletedTask;
+
+    private void WriteSmallFiles(int count)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            WriteFile($"f{i:D4}.bin", 4096, seed: i);
+        }
+    }
+
+    [Fact]
+    public async Task Load_PinnedParallelism_NeverAdapts()
+    {
+        WriteSmallFiles(200);
+
+        LoadSummary summary = await new FileLoader(new FileLoaderOptions { MaxDegreeOfParallelism = 5 }).LoadAsync(FileSet.FromDirectory(Root), Ignore);
+
+        Assert.Equal(5, summary.InitialDegreeOfParallelism);
+        Assert.Equal(5, summary.DegreeOfParallelism);
+        Assert.Equal([5], summary.ParallelismHistory);
+    }
+
+    [Theory]
+    [InlineData(StorageKind.Rotational, 4)]
+    [InlineData(StorageKind.SolidState, 128)]
+    [InlineData(StorageKind.Unknown, 128)]
+    [InlineData(StorageKind.Network, 128)]
+    public async Task Load_StorageKindOverride_SetsTheInitialParallelismForSmallFiles(StorageKind kind, int expected)
+    {
+        WriteSmallFiles(300);
+        var loader = new FileLoader(new FileLoaderOptions { Storage = kind });
+
+        LoadSummary summary = await loader.LoadAsync(FileSet.FromDirectory(Root), Ignore);
+
+        Assert.Equal(expected, summary.InitialDegreeOfParallelism);
+        Assert.Equal(expected, summary.ParallelismHistory[0]);
+        Assert.All(summary.ParallelismHistory, limit => Assert.InRange(limit, 1, 300));
+    }
+
+    [Fact]
+    public async Task Load_LargeFilesWithSmallBudget_InitialParallelismBoundedByTheBudget()
+    {
+        for (int i = 0; i < 20; i++)
+        {
+            WriteFile($"f{i}.bin", 1 << 20, seed: i);
+        }
+
+        var loader = new FileLoader(new FileLoaderOptions { MemoryBudget = 4 << 20, Storage = StorageKind.SolidState });
+
+        LoadSummary summary = await loader.LoadAsync(FileSet.FromDirectory(Root), Ignore);
+
+        Assert.Equal(4, summary.InitialDegreeOfParallelism);
+        Assert.All(summary.ParallelismHistory, limit => Assert.InRange(limit, 1, 4));
+        Assert.InRange(summary.PeakBytesInFlight, 1 << 20, 4 << 20);
+    }
+
+    [Fact]
+    public async Task Load_ReportsTheStorageDevice()
+    {
+        WriteSmallFiles(3);
+
+        LoadSummary summary = await new FileLoader().LoadAsync(FileSet.FromDirectory(Root), Ignore);
+
+        Assert.NotNull(summary.Storage);
+        Assert.False(string.IsNullOrEmpty(summary.Storage.Name));
+    }
+
+    [Fact]
+    public void Constructor_PhysicalOrderOnWithInputOrdering_ThrowsNamingBoth()
+    {
+        var ex = Assert.Throws<ArgumentException>(() => new FileLoader(new FileLoaderOptions { PhysicalOrder = PhysicalOrder.On, Ordering = LoadOrdering.Input }));
+
+        Assert.Contains("PhysicalOrder", ex.Message);
+        Assert.Contains("Completion", ex.Message);
+    }
+
+    [Fact]
+    public void Defaults_AdaptiveDetectAuto()
+    {
+        var options = new FileLoaderOptions();
+
+        Assert.True(options.Adaptive);
+        Assert.Null(options.Storage);
+        Assert.Equal(PhysicalOrder.Auto, options.PhysicalOrder);
+    }
+
+    [LinuxFact]
+    public async Task Load_PhysicalOrderOn_ReadsInOrderOfFirstExtent()
+    {
+        var paths = Enumerable.Range(0, 40).Select(i => WriteFile($"f{i:D2}.bin", 8192, seed: i)).ToList();
+        foreach (string path in paths)
+        {
+            PageCache.Evict(path); // fsync: extents are allocated, not delayed.
+        }
+
+        var readOrder = new List<string>();
+        var pool = new CountingPool();
+        var loader = new FileLoader(new FileLoaderOptions { PhysicalOrder = PhysicalOrder.On, MaxDegreeOfParallelism = 1, BufferPool = pool });
+
+        await loader.LoadAsync(
+            FileSet.FromPaths(Enumerable.Reverse(paths)),
+            (file, _) =>
+            {
+                readOrder.Add(file.Path);
+                return ValueTask.CompletedTask;
+            });
+
+        ulong[] offsets = readOrder.Select(FastLoad.Planning.PhysicalLayout.FirstExtentOffset).ToArray();
+        Assert.DoesNotContain(ulong.MaxValue, offsets);
+        Assert.Equal(offsets.Order(), offsets);
+        pool.AssertAllReturned();
+    }
+}
