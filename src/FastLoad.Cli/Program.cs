@@ -11,6 +11,7 @@ internal static class Program
         {
             LoadCommand.Create(),
             DemoCommand.Create(),
+            ProbeCommand.Create(),
         };
 
         ParseResult parse = root.Parse(args);

@@ -136,7 +136,8 @@ internal static class LoadCommand
         Console.WriteLine($"seconds    {seconds:F3}");
         Console.WriteLine($"files/s    {summary.FileCount / seconds:N0}");
         Console.WriteLine($"MB/s       {summary.ByteCount / seconds / 1e6:N1}");
-        Console.WriteLine($"parallel   {summary.DegreeOfParallelism}");
+        Console.WriteLine($"parallel   {summary.DegreeOfParallelism} (started at {summary.InitialDegreeOfParallelism}: {string.Join(" -> ", summary.ParallelismHistory)})");
+        Console.WriteLine($"storage    {summary.Storage?.ToString() ?? "unknown"}");
         Console.WriteLine($"cache      {cache}");
         if (checksum is not null)
         {
@@ -160,7 +161,15 @@ internal static class LoadCommand
             writer.WriteNumber("failed", summary.Failures.Count);
             writer.WriteNumber("seconds", Math.Round(seconds, 6));
             writer.WriteNumber("degreeOfParallelism", summary.DegreeOfParallelism);
-            writer.WriteString("storage", "unknown (device probing is not implemented yet)");
+            writer.WriteNumber("initialDegreeOfParallelism", summary.InitialDegreeOfParallelism);
+            writer.WriteStartArray("parallelismHistory");
+            foreach (int limit in summary.ParallelismHistory)
+            {
+                writer.WriteNumberValue(limit);
+            }
+
+            writer.WriteEndArray();
+            writer.WriteString("storage", summary.Storage?.ToString() ?? "unknown");
             writer.WriteString("cache", cache);
             if (checksum is not null)
             {

@@ -39,7 +39,7 @@ internal sealed class DeviceLane
 
     public int FileCount { get; private set; }
 
-    public int CurrentParallelism => _gate.Limit;
+    public int CurrentParallelism => _controller?.Settled ?? _gate.Limit;
 
     public IReadOnlyList<int> History => _controller?.History ?? [InitialParallelism];
 

@@ -1,25 +1,35 @@
 namespace FastLoad.Parallelism;
 
 /// <summary>
-/// Hill climbing on measured throughput. After each window of completed reads it compares the window's throughput
-/// with the best seen at this device's current behaviour: a better window moves on in the same direction; one within
-/// noise of the best moves to fewer reads in flight (the same throughput for less memory and CPU); a worse one goes
-/// back to the cheapest limit that reached the best, with a smaller step. When the best limit itself no longer
-/// delivers, the device has changed and the best is forgotten. Every few windows without news it probes one step up.
-/// The limit stays within [1, ceiling]. Thread-safe; time comes from the injected <see cref="TimeProvider"/>.
+/// Corrects the parallelism from measured throughput with paired trials. From the settled limit it tries one
+/// candidate (a step up or down), alternating candidate and settled windows for a few pairs, and moves only when the
+/// candidate's mean clearly wins: a deeper queue must gain more than <see cref="UpMargin"/>; a shallower one is taken
+/// when it loses less than <see cref="DownMargin"/>, because fewer reads in flight cost less memory and CPU.
+/// Alternating cancels slow drifts of a shared machine and averaging beats window-to-window noise; the window after
+/// every switch is discarded, since it still carries reads queued under the previous limit. When neither direction
+/// pays, the step shrinks and the controller rests a while before trying again, so it follows a device that
+/// changes. The limit stays within [1, ceiling]. Thread-safe; time comes from the injected <see cref="TimeProvider"/>.
 /// </summary>
 internal sealed class ParallelismController
 {
-    /// <summary>The shortest window; long enough to average many completions at small-file rates.</summary>
+    /// <summary>The shortest measurement window; long enough to average many completions at small-file rates.</summary>
     internal static readonly TimeSpan DefaultWindow = TimeSpan.FromMilliseconds(50);
 
-    /// <summary>A change of throughput smaller than this fraction is noise.</summary>
-    internal const double NoiseFraction = 0.06;
+    /// <summary>How much more a deeper queue must deliver to be taken.</summary>
+    internal const double UpMargin = 0.05;
+
+    /// <summary>How much less a shallower queue may deliver and still be taken.</summary>
+    internal const double DownMargin = 0.03;
+
+    /// <summary>Windows measured at each of the two limits of a trial.</summary>
+    internal const int SamplesPerLimit = 3;
+
+    /// <summary>Windows spent at the settled limit after a round in which neither direction paid.</summary>
+    internal const int RestWindows = 10;
 
     private const double InitialStep = 2.0;
     private const double MinimumStep = 1.2;
     private const int MinimumCompletionsPerWindow = 8;
-    private const int ProbeUpEvery = 8;
 
     private readonly object _sync = new();
     private readonly TimeProvider _time;
@@ -27,15 +37,19 @@ internal sealed class ParallelismController
     private readonly int _ceiling;
     private readonly bool _countFiles;
     private readonly List<int> _history;
+    private readonly List<double> _settledSamples = [];
+    private readonly List<double> _candidateSamples = [];
     private long _windowStart;
     private long _windowFiles;
     private long _windowBytes;
     private int _limit;
-    private double _bestThroughput = double.NaN;
-    private int _bestLimit;
+    private int _settled;
+    private int? _candidate;
     private int _direction;
-    private int _windowsWithoutNews;
+    private int _failedDirections;
+    private int _restWindows;
     private double _step = InitialStep;
+    private bool _settling;
 
     /// <param name="initial">The limit to start from (the policy's prior).</param>
     /// <param name="ceiling">The highest limit (the read block's MaxDegreeOfParallelism).</param>
@@ -45,21 +59,28 @@ internal sealed class ParallelismController
     public ParallelismController(int initial, int ceiling, bool countFiles, TimeProvider time, TimeSpan? window = null)
     {
         _ceiling = Math.Max(1, ceiling);
-        _limit = Math.Clamp(initial, 1, _ceiling);
+        _limit = _settled = Math.Clamp(initial, 1, _ceiling);
         _countFiles = countFiles;
         _time = time;
         _window = window ?? DefaultWindow;
-        _direction = _limit < _ceiling ? 1 : -1;
-        _history = [_limit];
+        _direction = _settled < _ceiling ? 1 : -1;
+        _history = [_settled];
         _windowStart = time.GetTimestamp();
     }
 
+    /// <summary>The limit in effect now (during a trial, possibly the candidate).</summary>
     public int Limit
     {
         get { lock (_sync) return _limit; }
     }
 
-    /// <summary>The limits in the order they were set, starting with the initial one.</summary>
+    /// <summary>The limit the controller has settled on: where it returns between trials.</summary>
+    public int Settled
+    {
+        get { lock (_sync) return _settled; }
+    }
+
+    /// <summary>The settled limits in the order they were taken, starting with the initial one.</summary>
     public IReadOnlyList<int> History
     {
         get { lock (_sync) return _history.ToArray(); }
@@ -82,57 +103,100 @@ internal sealed class ParallelismController
             _windowStart = _time.GetTimestamp();
             _windowFiles = 0;
             _windowBytes = 0;
-            int next = Decide(throughput);
+            if (_settling)
+            {
+                _settling = false;
+                return null;
+            }
+
+            (_limit == _candidate ? _candidateSamples : _settledSamples).Add(throughput);
+            int next = Next();
             if (next == _limit)
             {
                 return null;
             }
 
             _limit = next;
-            _history.Add(next);
+            _settling = true;
             return next;
         }
     }
 
-    private int Decide(double throughput)
+    private int Next()
     {
-        if (double.IsNaN(_bestThroughput) || throughput > _bestThroughput * (1 + NoiseFraction))
+        if (_candidate is null)
         {
-            // Better than anything seen: remember it and keep going the way that got here.
-            _bestThroughput = throughput;
-            _bestLimit = _limit;
-            _windowsWithoutNews = 0;
-            return Step(_direction);
+            if (_restWindows > 0)
+            {
+                _restWindows--;
+                return _settled;
+            }
+
+            _candidate = StartTrial();
+            return _candidate ?? _settled;
         }
 
-        if (throughput >= _bestThroughput * (1 - NoiseFraction))
+        if (_candidateSamples.Count < SamplesPerLimit || _settledSamples.Count < SamplesPerLimit)
         {
-            // As good as the best: prefer the cheaper limit, and now and then look one step up.
-            _bestLimit = Math.Min(_bestLimit, _limit);
-            _bestThroughput = Math.Max(_bestThroughput, throughput);
-            return ++_windowsWithoutNews % ProbeUpEvery == 0 ? Step(1) : Step(-1);
+            // Alternate, so that both limits see the same stretch of the machine's weather.
+            return _limit == _candidate && _settledSamples.Count < SamplesPerLimit ? _settled
+                : _candidateSamples.Count < SamplesPerLimit ? _candidate.Value
+                : _settled;
         }
 
-        if (_limit == _bestLimit)
+        int candidate = _candidate.Value;
+        double ratio = _candidateSamples.Average() / _settledSamples.Average();
+        bool deeper = candidate > _settled;
+        bool accepted = deeper ? ratio > 1 + UpMargin : ratio > 1 - DownMargin;
+        _candidate = null;
+        _candidateSamples.Clear();
+        _settledSamples.Clear();
+        if (accepted)
         {
-            // The best limit no longer delivers its best: the device changed. Start again from here.
-            _bestThroughput = throughput;
-            _windowsWithoutNews = 0;
-            return Step(-_direction);
+            _settled = candidate;
+            _history.Add(candidate);
+            _failedDirections = 0;
+            _direction = deeper ? 1 : -1;
+            return candidate;
         }
 
-        // Worse: back to the best limit, with a smaller step from now on.
-        _step = Math.Max(MinimumStep, Math.Sqrt(_step));
-        _direction = _bestLimit > _limit ? 1 : -1;
-        return _bestLimit;
+        _failedDirections |= deeper ? 1 : 2;
+        _direction = deeper ? -1 : 1;
+        if (_failedDirections == 3)
+        {
+            // Neither way pays: settled. Look again later, in smaller steps.
+            _failedDirections = 0;
+            _step = Math.Max(MinimumStep, Math.Sqrt(_step));
+            _restWindows = RestWindows;
+        }
+
+        return _settled;
     }
 
-    private int Step(int direction)
+    /// <summary>The next limit to try from the settled one, or <see langword="null"/> when there is nowhere to go.</summary>
+    private int? StartTrial()
     {
-        _direction = direction;
+        for (int attempt = 0; attempt < 2; attempt++)
+        {
+            int candidate = Step(_settled, _direction);
+            if (candidate != _settled)
+            {
+                return candidate;
+            }
+
+            _failedDirections |= _direction > 0 ? 1 : 2;
+            _direction = -_direction;
+        }
+
+        _restWindows = RestWindows;
+        return null;
+    }
+
+    private int Step(int from, int direction)
+    {
         int next = direction > 0
-            ? Math.Max(_limit + 1, (int)Math.Round(_limit * _step))
-            : Math.Min(_limit - 1, (int)Math.Round(_limit / _step));
+            ? Math.Max(from + 1, (int)Math.Round(from * _step))
+            : Math.Min(from - 1, (int)Math.Round(from / _step));
         return Math.Clamp(next, 1, _ceiling);
     }
 }

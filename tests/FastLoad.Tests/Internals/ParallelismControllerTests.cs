@@ -18,23 +18,30 @@ public class ParallelismControllerTests
     /// <summary>The same with max 500k and base 80 us: still gaining at 128.</summary>
     private static double Nvme(int depth) => depth / (80e-6 + (depth / 500_000.0));
 
-    private static List<int> Simulate(ParallelismController controller, ManualTimeProvider time, Func<int, double> device, TimeSpan duration, int seed = 1)
+    private static List<int> Simulate(ParallelismController controller, ManualTimeProvider time, Func<int, double> device, TimeSpan duration, int seed = 1, double windowNoise = 0)
     {
         var random = new Random(seed);
+        double slowdown = 1;
         var limits = new List<int>();
         TimeSpan elapsed = TimeSpan.Zero;
         TimeSpan nextSample = TimeSpan.Zero;
         while (elapsed < duration)
         {
+            // Completions in batches of about a millisecond keep fast devices cheap to simulate.
+            double rate = device(controller.Limit) * slowdown;
+            int batch = Math.Max(1, (int)(rate / 1000));
             double noise = 1 + ((random.NextDouble() - 0.5) * 0.06);
-            var step = TimeSpan.FromSeconds(noise / device(controller.Limit));
+            var step = TimeSpan.FromSeconds(noise * batch / rate);
             time.Advance(step);
             elapsed += step;
-            controller.OnCompleted(bytes: 4096, files: 1);
+            controller.OnCompleted(bytes: 4096L * batch, files: batch);
             if (elapsed >= nextSample)
             {
-                limits.Add(controller.Limit);
+                limits.Add(controller.Settled);
                 nextSample += ParallelismController.DefaultWindow;
+
+                // A shared machine: each window the whole device runs faster or slower by up to +-windowNoise.
+                slowdown = 1 + ((random.NextDouble() - 0.5) * 2 * windowNoise);
             }
         }
 
@@ -52,9 +59,23 @@ public class ParallelismControllerTests
         var time = new ManualTimeProvider();
         var controller = new ParallelismController(initial, ceiling: 256, countFiles: true, time);
 
-        List<int> limits = Simulate(controller, time, Hdd, TimeSpan.FromSeconds(60));
+        List<int> limits = Simulate(controller, time, Hdd, TimeSpan.FromSeconds(120));
 
         Assert.InRange(MedianOfLast(limits, 100), 1, 4);
+    }
+
+    [Theory]
+    [InlineData(1)]
+    [InlineData(2)]
+    [InlineData(3)]
+    public void HddLikeDevice_OnANoisyMachine_StillConvergesShallow(int seed)
+    {
+        var time = new ManualTimeProvider();
+        var controller = new ParallelismController(128, ceiling: 256, countFiles: true, time);
+
+        List<int> limits = Simulate(controller, time, Hdd, TimeSpan.FromSeconds(300), seed, windowNoise: 0.15);
+
+        Assert.InRange(MedianOfLast(limits, 200), 1, 4);
     }
 
     [Theory]
@@ -65,9 +86,25 @@ public class ParallelismControllerTests
         var time = new ManualTimeProvider();
         var controller = new ParallelismController(initial, ceiling: 256, countFiles: true, time);
 
-        List<int> limits = Simulate(controller, time, Nvme, TimeSpan.FromSeconds(10));
+        List<int> limits = Simulate(controller, time, Nvme, TimeSpan.FromSeconds(30));
 
         Assert.InRange(MedianOfLast(limits, 50), 32, 256);
+    }
+
+    [Theory]
+    [InlineData(1)]
+    [InlineData(2)]
+    [InlineData(3)]
+    [InlineData(4)]
+    [InlineData(5)]
+    public void NvmeLikeDevice_OnANoisyMachine_StaysDeep(int seed)
+    {
+        var time = new ManualTimeProvider();
+        var controller = new ParallelismController(128, ceiling: 256, countFiles: true, time);
+
+        List<int> limits = Simulate(controller, time, Nvme, TimeSpan.FromSeconds(30), seed, windowNoise: 0.15);
+
+        Assert.InRange(MedianOfLast(limits, 100), 32, 256);
     }
 
     [Fact]
@@ -76,7 +113,7 @@ public class ParallelismControllerTests
         var time = new ManualTimeProvider();
         var controller = new ParallelismController(4, ceiling: 256, countFiles: true, time);
 
-        List<int> limits = Simulate(controller, time, Sata, TimeSpan.FromSeconds(10));
+        List<int> limits = Simulate(controller, time, Sata, TimeSpan.FromSeconds(30));
 
         // From 32 to 64 gains 13%, 64 to 128 about 7%, then noise: somewhere from 32 up.
         Assert.InRange(MedianOfLast(limits, 50), 32, 256);
@@ -91,7 +128,7 @@ public class ParallelismControllerTests
 
         List<int> fast = Simulate(controller, time, depth => slow ? Hdd(depth) : Nvme(depth), TimeSpan.FromSeconds(5));
         slow = true;
-        List<int> afterwards = Simulate(controller, time, depth => slow ? Hdd(depth) : Nvme(depth), TimeSpan.FromSeconds(90), seed: 2);
+        List<int> afterwards = Simulate(controller, time, depth => slow ? Hdd(depth) : Nvme(depth), TimeSpan.FromSeconds(180), seed: 2);
 
         Assert.True(MedianOfLast(fast, 20) >= 32);
         Assert.InRange(MedianOfLast(afterwards, 100), 1, 8);
@@ -106,6 +143,7 @@ public class ParallelismControllerTests
         List<int> limits = Simulate(controller, time, Nvme, TimeSpan.FromSeconds(5));
 
         Assert.All(limits, limit => Assert.InRange(limit, 1, 16));
+        Assert.InRange(controller.Limit, 1, 16);
         Assert.All(controller.History, limit => Assert.InRange(limit, 1, 16));
         Assert.Equal(8, controller.History[0]);
     }
