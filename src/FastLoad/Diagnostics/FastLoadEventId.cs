@@ -12,6 +12,9 @@ public static class FastLoadEventId
     /// <summary>A load starts reading from one device, with the parallelism chosen for it (Debug).</summary>
     public const int LaneStarting = 1002;
 
+    /// <summary>An unbuffered read fell back to buffered because the file system refused it; once per load (Information).</summary>
+    public const int UnbufferedFallback = 1003;
+
     /// <summary>A file loaded (Trace).</summary>
     public const int FileLoaded = 1100;
 

@@ -16,6 +16,10 @@ internal static partial class Log
         Message = "Loaded {FileCount} files ({ByteCount} bytes) in {ElapsedMilliseconds} ms with {DegreeOfParallelism} parallel reads; {FailureCount} failed")]
     public static partial void LoadCompleted(this ILogger logger, int fileCount, long byteCount, long elapsedMilliseconds, int degreeOfParallelism, int failureCount);
 
+    [LoggerMessage(EventId = FastLoadEventId.UnbufferedFallback, Level = LogLevel.Information,
+        Message = "Unbuffered reads are not possible for {Path} ({Reason}); reading buffered. Logged once per load.")]
+    public static partial void UnbufferedFallback(this ILogger logger, string path, string reason);
+
     [LoggerMessage(EventId = FastLoadEventId.FileLoaded, Level = LogLevel.Trace, Message = "Loaded {Path} ({ByteCount} bytes)")]
     public static partial void FileLoaded(this ILogger logger, string path, long byteCount);
 

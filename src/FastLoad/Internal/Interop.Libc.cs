@@ -18,6 +18,14 @@ internal static unsafe partial class Interop
 
     internal const int FadviseDontNeed = 4;
 
+    /// <summary>STATX_DIOALIGN: the alignment unbuffered I/O needs (Linux 6.1+; absent from the mask on older kernels).</summary>
+    internal const uint StatxDioAlign = 0x2000;
+
+    /// <summary>O_DIRECT differs between architectures (x86/x64: 040000; arm/arm64: 0200000).</summary>
+    internal static int OpenDirect => RuntimeInformation.ProcessArchitecture is Architecture.Arm64 or Architecture.Arm ? 0x10000 : 0x4000;
+
+    internal const int EINVAL = 22;
+
     internal const int ENOENT = 2;
     internal const int EINTR = 4;
     internal const int EACCES = 13;
@@ -38,6 +46,8 @@ internal static unsafe partial class Interop
         [FieldOffset(40)] public ulong Size;
         [FieldOffset(136)] public uint DeviceMajor;
         [FieldOffset(140)] public uint DeviceMinor;
+        [FieldOffset(152)] public uint DirectIoMemoryAlignment;
+        [FieldOffset(156)] public uint DirectIoOffsetAlignment;
     }
 
     [LibraryImport(Libc, EntryPoint = "statx", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]

@@ -1,7 +1,9 @@
+using System.Buffers;
 using System.Runtime.CompilerServices;
 using System.Runtime.ExceptionServices;
 using System.Threading.Tasks.Dataflow;
 using FastLoad.Loading;
+using FastLoad.Reading;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
@@ -23,6 +25,14 @@ namespace FastLoad;
 /// </example>
 public sealed class FileLoader
 {
+    /// <summary>The chunk size of <see cref="ReadChunksAsync(string, CancellationToken)"/>: 4 MiB.</summary>
+    public const int DefaultChunkSize = 4 * 1024 * 1024;
+
+    private const int MinChunkSize = 4 * 1024;
+    private const int MaxChunkSize = 256 * 1024 * 1024;
+    private const int MinReadAhead = 2;
+    private const int MaxReadAhead = 16;
+
     private readonly FileLoaderOptions _options;
     private readonly TimeProvider _time;
     private readonly ILogger _logger;
@@ -83,6 +93,44 @@ public sealed class FileLoader
         ArgumentNullException.ThrowIfNull(files);
         ArgumentNullException.ThrowIfNull(consumer);
         return LoadToConsumerAsync(files, consumer, cancellationToken);
+    }
+
+    /// <summary>
+    /// Streams one file in order, in chunks of <see cref="DefaultChunkSize"/> bytes, reading ahead within the memory
+    /// budget: hash or parse a file of any size in constant memory at the speed of the disk.
+    /// </summary>
+    /// <param name="path">The file.</param>
+    /// <param name="cancellationToken">Stops the stream; every buffer not handed over is returned to the pool.</param>
+    /// <returns>The chunks, in file order. Each is yours: dispose it to return its buffer.</returns>
+    /// <exception cref="ArgumentException"><paramref name="path"/> is <see langword="null"/> or empty.</exception>
+    /// <exception cref="FileNotFoundException">The file does not exist.</exception>
+    /// <exception cref="IOException">The file is not a regular file, or a read failed; the message names it.</exception>
+    /// <exception cref="UnauthorizedAccessException">The file cannot be opened for reading.</exception>
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
+    public IAsyncEnumerable<FileChunk> ReadChunksAsync(string path, CancellationToken cancellationToken = default) =>
+        ReadChunksAsync(path, DefaultChunkSize, cancellationToken);
+
+    /// <summary>Streams one file in order, in chunks of <paramref name="chunkSize"/> bytes, reading ahead within the memory budget.</summary>
+    /// <param name="path">The file.</param>
+    /// <param name="chunkSize">Bytes per chunk, from 4 KiB to 256 MiB.</param>
+    /// <param name="cancellationToken">Stops the stream; every buffer not handed over is returned to the pool.</param>
+    /// <returns>
+    /// The chunks, in file order; the file as it was when opened (a file that shrinks meanwhile ends early). The
+    /// read-ahead is <see cref="FileLoaderOptions.MemoryBudget"/> / <paramref name="chunkSize"/>, from 2 to 16 chunks.
+    /// </returns>
+    /// <exception cref="ArgumentException"><paramref name="path"/> is <see langword="null"/> or empty.</exception>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="chunkSize"/> is outside 4 KiB to 256 MiB.</exception>
+    /// <exception cref="FileNotFoundException">The file does not exist.</exception>
+    /// <exception cref="IOException">The file is not a regular file, or a read failed; the message names it.</exception>
+    /// <exception cref="UnauthorizedAccessException">The file cannot be opened for reading.</exception>
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
+    public IAsyncEnumerable<FileChunk> ReadChunksAsync(string path, int chunkSize, CancellationToken cancellationToken = default)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(path);
+        ArgumentOutOfRangeException.ThrowIfLessThan(chunkSize, MinChunkSize);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(chunkSize, MaxChunkSize);
+        int readAhead = (int)Math.Clamp(_options.MemoryBudget / chunkSize, MinReadAhead, MaxReadAhead);
+        return ChunkStream.ReadAsync(path, chunkSize, readAhead, _options.BufferPool ?? ArrayPool<byte>.Shared, cancellationToken);
     }
 
     private async IAsyncEnumerable<LoadedFile> LoadCoreAsync(FileSet files, [EnumeratorCancellation] CancellationToken cancellationToken)
@@ -213,6 +261,9 @@ public sealed class FileLoader
         Adaptive = options.Adaptive,
         Storage = options.Storage,
         PhysicalOrder = options.PhysicalOrder,
+        Buffering = options.Buffering,
+        UseMemoryMapping = options.UseMemoryMapping,
+        SimulateUnbufferedRefusal = options.SimulateUnbufferedRefusal,
         BufferPool = options.BufferPool,
     };
 }

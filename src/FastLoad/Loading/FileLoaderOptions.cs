@@ -54,6 +54,23 @@ public sealed class FileLoaderOptions
     [EnumDataType(typeof(PhysicalOrder))]
     public PhysicalOrder PhysicalOrder { get; set; } = PhysicalOrder.Auto;
 
+    /// <summary>Gets or sets whether large files (16 MiB and more) are read through the page cache.</summary>
+    /// <value>The default value is <see cref="FileBuffering.Auto"/>: unbuffered from 256 MiB, buffered below.</value>
+    [EnumDataType(typeof(FileBuffering))]
+    public FileBuffering Buffering { get; set; } = FileBuffering.Auto;
+
+    /// <summary>Gets or sets a value indicating whether large files (16 MiB and more) are memory-mapped instead of read.</summary>
+    /// <value>The default value is <see langword="false"/>.</value>
+    /// <remarks>
+    /// A mapped file costs no copy, and its pages are read from the device only when first touched, so the load
+    /// itself does no I/O for them. The hazard: if another process truncates the file while it is mapped, touching
+    /// the lost pages kills this process (SIGBUS). Use it only for files nothing else writes.
+    /// </remarks>
+    public bool UseMemoryMapping { get; set; }
+
+    /// <summary>Makes every unbuffered read take the fallback path, as on a file system that refuses them (for tests).</summary>
+    internal bool SimulateUnbufferedRefusal { get; set; }
+
     /// <summary>Gets or sets the pool the file buffers are rented from.</summary>
     /// <value>The default value is <see langword="null"/>, meaning <see cref="ArrayPool{T}.Shared"/>.</value>
     public ArrayPool<byte>? BufferPool { get; set; }

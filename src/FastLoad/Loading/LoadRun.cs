@@ -26,7 +26,7 @@ internal sealed class LoadRun : IAsyncDisposable
 
     private readonly FileSet _files;
     private readonly FileLoaderOptions _options;
-    private readonly ArrayPool<byte> _pool;
+    private readonly ReadSettings _readSettings;
     private readonly TimeProvider _time;
     private readonly ILogger _logger;
     private readonly CancellationTokenSource _stop;
@@ -49,7 +49,14 @@ internal sealed class LoadRun : IAsyncDisposable
     {
         _files = files;
         _options = options;
-        _pool = options.BufferPool ?? ArrayPool<byte>.Shared;
+        _readSettings = new ReadSettings
+        {
+            Pool = options.BufferPool ?? ArrayPool<byte>.Shared,
+            Buffering = options.Buffering,
+            MemoryMapped = options.UseMemoryMapping,
+            SimulateRefusal = options.SimulateUnbufferedRefusal,
+            FallbackObserved = (path, reason) => logger.UnbufferedFallback(path, reason),
+        };
         _time = time;
         _logger = logger;
         Budget = new ByteBudget(options.MemoryBudget);
@@ -165,7 +172,8 @@ internal sealed class LoadRun : IAsyncDisposable
         LoadedFile result;
         try
         {
-            byte[] buffer = WholeFileReader.Read(file.Path, _pool, out int length, _stop.Token);
+            FileContents contents = FileReader.Read(file.Path, _readSettings, _stop.Token);
+            long length = contents.Length;
             long charge = file.Length;
             if (length > charge)
             {
@@ -174,7 +182,7 @@ internal sealed class LoadRun : IAsyncDisposable
                 charge = length;
             }
 
-            result = new LoadedFile(file.Path, file.Index, buffer, length, _pool, charge);
+            result = new LoadedFile(file.Path, file.Index, contents, charge);
             _logger.FileLoaded(file.Path, length);
         }
         catch (Exception ex)

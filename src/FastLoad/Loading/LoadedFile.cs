@@ -1,5 +1,6 @@
 using System.Buffers;
 using System.Diagnostics;
+using FastLoad.Reading;
 
 namespace FastLoad;
 
@@ -7,25 +8,28 @@ namespace FastLoad;
 /// One file of a load: its contents in a pooled buffer, or the error that kept it from loading.
 /// </summary>
 /// <remarks>
-/// The buffer is rented from <see cref="FileLoaderOptions.BufferPool"/> and goes back to it exactly once, on the
-/// first <see cref="Dispose"/>; after that, <see cref="Data"/> throws instead of exposing a buffer that another file
-/// may be using. Dispose each file as soon as you are done with it.
+/// The buffer is rented from <see cref="FileLoaderOptions.BufferPool"/> (or, for unbuffered and mapped reads, is
+/// native memory) and is released exactly once, on the first <see cref="Dispose"/>; after that, <see cref="Data"/>
+/// throws instead of exposing a buffer that another file may be using. Dispose each file as soon as you are done with it.
 /// </remarks>
 [DebuggerDisplay("{Path,nq} ({Length} bytes)")]
 public sealed class LoadedFile : IDisposable
 {
-    private readonly ArrayPool<byte>? _pool;
-    private byte[]? _buffer;
+    private FileContents? _contents;
     private int _disposed;
 
-    internal LoadedFile(string path, int index, byte[] buffer, int length, ArrayPool<byte> pool, long budgetCharge)
+    internal LoadedFile(string path, int index, FileContents contents, long budgetCharge)
     {
         Path = path;
         Index = index;
-        _buffer = buffer;
-        Length = length;
-        _pool = pool;
+        _contents = contents;
+        Length = contents.Length;
         BudgetCharge = budgetCharge;
+    }
+
+    internal LoadedFile(string path, int index, byte[] buffer, int length, ArrayPool<byte> pool, long budgetCharge)
+        : this(path, index, new PooledContents(buffer, length, pool), budgetCharge)
+    {
     }
 
     internal LoadedFile(string path, int index, Exception error, long budgetCharge)
@@ -53,11 +57,22 @@ public sealed class LoadedFile : IDisposable
     /// <summary>Gets a value indicating whether the file loaded (<see cref="Error"/> is <see langword="null"/>).</summary>
     public bool Succeeded => Error is null;
 
-    /// <summary>Gets the contents of the file.</summary>
-    /// <value>A view of exactly <see cref="Length"/> bytes over the pooled buffer; valid until <see cref="Dispose"/>.</value>
-    /// <exception cref="ObjectDisposedException">The file was disposed and its buffer returned to the pool.</exception>
+    /// <summary>Gets the contents of the file as one block of memory.</summary>
+    /// <value>A view of exactly <see cref="Length"/> bytes over the file's buffer; valid until <see cref="Dispose"/>.</value>
+    /// <exception cref="ObjectDisposedException">The file was disposed and its buffer returned.</exception>
+    /// <exception cref="InvalidOperationException">
+    /// The file failed to load (<see cref="Error"/> says why), or it is larger than one block of memory can hold
+    /// (over 2 GiB): use <see cref="Sequence"/>.
+    /// </exception>
+    public ReadOnlyMemory<byte> Data => Contents.Memory;
+
+    /// <summary>Gets the contents of the file as a sequence of blocks of at most 1 GiB; works for every size.</summary>
+    /// <value>Exactly <see cref="Length"/> bytes; one block for files up to 1 GiB. Valid until <see cref="Dispose"/>.</value>
+    /// <exception cref="ObjectDisposedException">The file was disposed and its buffer returned.</exception>
     /// <exception cref="InvalidOperationException">The file failed to load; <see cref="Error"/> says why.</exception>
-    public ReadOnlyMemory<byte> Data
+    public ReadOnlySequence<byte> Sequence => Contents.Sequence;
+
+    private FileContents Contents
     {
         get
         {
@@ -66,9 +81,9 @@ public sealed class LoadedFile : IDisposable
                 ThrowFailed();
             }
 
-            byte[]? buffer = _buffer;
-            ObjectDisposedException.ThrowIf(buffer is null, this);
-            return new ReadOnlyMemory<byte>(buffer, 0, (int)Length);
+            FileContents? contents = _contents;
+            ObjectDisposedException.ThrowIf(contents is null, this);
+            return contents;
         }
     }
 
@@ -83,11 +98,7 @@ public sealed class LoadedFile : IDisposable
             return;
         }
 
-        byte[]? buffer = Interlocked.Exchange(ref _buffer, null);
-        if (buffer is not null)
-        {
-            _pool!.Return(buffer);
-        }
+        Interlocked.Exchange(ref _contents, null)?.Dispose();
     }
 
     /// <inheritdoc />

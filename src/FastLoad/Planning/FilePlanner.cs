@@ -49,9 +49,7 @@ internal static class FilePlanner
         try
         {
             FileStatus status = FileStatus.Get(path);
-            Exception? error = status.Kind != FileKind.Regular ? ReadableFile.NotRegularFile(path, status.Kind)
-                : status.Length > Array.MaxLength ? WholeFileReader.FileTooLarge(path, status.Length)
-                : null;
+            Exception? error = status.Kind != FileKind.Regular ? ReadableFile.NotRegularFile(path, status.Kind) : null;
             return new PlannedFile(index, path, error is null ? status.Length : 0, status.DeviceId, error);
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or ArgumentException or NotSupportedException)

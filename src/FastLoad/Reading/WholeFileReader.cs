@@ -16,9 +16,8 @@ internal static class WholeFileReader
     /// Reads the file as it is when opened: its length then sizes the buffer, reads loop until it is full, and a
     /// file that shrank meanwhile yields only the bytes it still has. The caller owns the returned buffer.
     /// </summary>
-    public static byte[] Read(string path, ArrayPool<byte> pool, out int length, CancellationToken cancellationToken)
+    public static byte[] Read(SafeFileHandle handle, string path, long openLength, ArrayPool<byte> pool, out int length, CancellationToken cancellationToken)
     {
-        using SafeFileHandle handle = ReadableFile.Open(path, out long openLength);
         if (openLength > Array.MaxLength)
         {
             throw FileTooLarge(path, openLength);
@@ -89,7 +88,7 @@ internal static class WholeFileReader
         }
     }
 
-    private static int ReadAt(SafeFileHandle handle, string path, Span<byte> destination, long offset)
+    internal static int ReadAt(SafeFileHandle handle, string path, Span<byte> destination, long offset)
     {
         try
         {

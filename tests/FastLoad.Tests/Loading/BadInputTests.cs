@@ -117,22 +117,6 @@ public class BadInputTests : TempDirectoryTestBase
     }
 
     [Fact]
-    public async Task Collect_FileOver2GiB_ReportsTheLimit()
-    {
-        string path = Path.Combine(Root, "huge.bin");
-        using (var stream = new FileStream(path, FileMode.CreateNew))
-        {
-            stream.SetLength((long)int.MaxValue + 2); // Sparse: no disk space used.
-        }
-
-        Exception error = await LoadAmongGoodFilesAsync(path);
-
-        Assert.IsAssignableFrom<IOException>(error);
-        Assert.Contains("at most", error.Message);
-        Assert.Contains(Array.MaxLength.ToString("N0", System.Globalization.CultureInfo.CurrentCulture), error.Message);
-    }
-
-    [Fact]
     public async Task Throw_MissingFile_ThrowsNamingItAndReturnsEveryBuffer()
     {
         var paths = Enumerable.Range(0, 50).Select(i => WriteFile($"f{i}.bin", 1000 + i)).ToList();

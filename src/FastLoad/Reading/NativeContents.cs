@@ -1,0 +1,82 @@
+using System.Buffers;
+using System.Runtime.InteropServices;
+
+namespace FastLoad.Reading;
+
+/// <summary>
+/// A file in native memory: aligned for unbuffered (O_DIRECT) reads, or a read-only view of a memory mapping.
+/// Exposed through <see cref="MemoryManager{T}"/>s of at most 1 GiB each.
+/// </summary>
+internal sealed unsafe class NativeContents : FileContents
+{
+    private readonly Action _release;
+    private long _length;
+
+    private NativeContents(byte* pointer, long length, Action release)
+    {
+        Pointer = pointer;
+        _length = length;
+        _release = release;
+    }
+
+    public byte* Pointer { get; }
+
+    public override long Length => _length;
+
+    public override ReadOnlyMemory<byte> Memory => _length <= Array.MaxLength
+        ? new NativeMemoryManager(Pointer, (int)_length).Memory
+        : throw new InvalidOperationException($"The file is {_length:N0} bytes, more than one block of memory can hold; use LoadedFile.Sequence.");
+
+    public override ReadOnlySequence<byte> Sequence
+    {
+        get
+        {
+            if (_length <= SegmentedContents.SegmentSize)
+            {
+                return new ReadOnlySequence<byte>(Memory);
+            }
+
+            MemorySegment? first = null;
+            MemorySegment? last = null;
+            for (long start = 0; start < _length; start += SegmentedContents.SegmentSize)
+            {
+                var memory = new NativeMemoryManager(Pointer + start, (int)Math.Min(SegmentedContents.SegmentSize, _length - start)).Memory;
+                last = last is null ? first = new MemorySegment(memory, 0) : last.Append(memory);
+            }
+
+            return new ReadOnlySequence<byte>(first!, 0, last!, last!.Memory.Length);
+        }
+    }
+
+    /// <summary>Allocates <paramref name="capacity"/> bytes aligned to <paramref name="alignment"/>, freed on dispose.</summary>
+    public static NativeContents AllocateAligned(long capacity, int alignment)
+    {
+        byte* pointer = (byte*)NativeMemory.AlignedAlloc((nuint)Math.Max(capacity, 1), (nuint)alignment);
+        return new NativeContents(pointer, capacity, () => NativeMemory.AlignedFree(pointer));
+    }
+
+    /// <summary>Wraps memory someone else releases (a mapping), calling <paramref name="release"/> on dispose.</summary>
+    public static NativeContents Wrap(byte* pointer, long length, Action release) => new(pointer, length, release);
+
+    public Span<byte> Slice(long offset, int length) => new(Pointer + offset, length);
+
+    public void Truncate(long length) => _length = Math.Min(_length, length);
+
+    public override void Dispose() => _release();
+
+    private sealed class NativeMemoryManager(byte* pointer, int length) : MemoryManager<byte>
+    {
+        public override Span<byte> GetSpan() => new(pointer, length);
+
+        public override MemoryHandle Pin(int elementIndex = 0) => new(pointer + elementIndex);
+
+        public override void Unpin()
+        {
+        }
+
+        protected override void Dispose(bool disposing)
+        {
+            // The memory belongs to the NativeContents.
+        }
+    }
+}

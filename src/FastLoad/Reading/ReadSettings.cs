@@ -1,0 +1,57 @@
+using System.Buffers;
+
+namespace FastLoad.Reading;
+
+/// <summary>How a load reads each file: strategy thresholds and options, fixed when the load starts.</summary>
+internal sealed class ReadSettings
+{
+    /// <summary>
+    /// From this size a file is read with several positional reads in flight rather than one after another.
+    /// Measured on this project's VM (see docs/benchmarks.md): below it one read per file at a deep file queue wins.
+    /// </summary>
+    internal const long LargeFileThreshold = 16L * 1024 * 1024;
+
+    /// <summary>From this size <see cref="FileBuffering.Auto"/> reads unbuffered.</summary>
+    internal const long AutoUnbufferedThreshold = 256L * 1024 * 1024;
+
+    /// <summary>The size of one positional read of a large file (seed 002: 1-8 MiB requests).</summary>
+    internal const int DefaultChunkSize = 4 * 1024 * 1024;
+
+    /// <summary>Positional reads in flight per large file (seed 002: 8 was the steadiest).</summary>
+    internal const int DefaultReadsInFlight = 8;
+
+    private int _fallbackLogged;
+
+    public required ArrayPool<byte> Pool { get; init; }
+
+    public FileBuffering Buffering { get; init; }
+
+    public bool MemoryMapped { get; init; }
+
+    /// <summary>Treat every unbuffered open as refused by the file system (tests force the fallback path with it).</summary>
+    public bool SimulateRefusal { get; init; }
+
+    public int ChunkSize { get; init; } = DefaultChunkSize;
+
+    public int ReadsInFlight { get; init; } = DefaultReadsInFlight;
+
+    /// <summary>Called the first time in a load that an unbuffered read falls back to buffered (path, reason).</summary>
+    public Action<string, string>? FallbackObserved { get; init; }
+
+    public bool IsLarge(long length) => length >= LargeFileThreshold;
+
+    public bool WantsUnbuffered(long length) => IsLarge(length) && Buffering switch
+    {
+        FileBuffering.Unbuffered => true,
+        FileBuffering.Auto => length >= AutoUnbufferedThreshold,
+        _ => false,
+    };
+
+    public void ReportFallback(string path, string reason)
+    {
+        if (Interlocked.Exchange(ref _fallbackLogged, 1) == 0)
+        {
+            FallbackObserved?.Invoke(path, reason);
+        }
+    }
+}

@@ -1,0 +1,156 @@
+using FastLoad.Tests.Infrastructure;
+
+namespace FastLoad.Tests.Reading;
+
+public class ChunkStreamingTests : TempDirectoryTestBase
+{
+    private const int ChunkSize = 64 * 1024;
+
+    [Theory]
+    [InlineData(0)]
+    [InlineData(1)]
+    [InlineData(ChunkSize - 1)]
+    [InlineData(ChunkSize)]
+    [InlineData(ChunkSize + 1)]
+    [InlineData((37 * ChunkSize) + 123)]
+    public async Task ReadChunksAsync_FileOfSize_StreamsItInOrderByteForByte(int size)
+    {
+        byte[] expected = Contents(size, seed: size);
+        string path = WriteFile("file.bin", expected);
+        var pool = new CountingPool();
+        var loader = new FileLoader(new FileLoaderOptions { BufferPool = pool, MemoryBudget = 8 * ChunkSize });
+        var received = new List<byte>();
+        long nextOffset = 0;
+
+        await foreach (FileChunk chunk in loader.ReadChunksAsync(path, ChunkSize))
+        {
+            using (chunk)
+            {
+                Assert.Equal(nextOffset, chunk.Offset);
+                Assert.True(chunk.Length is > 0 and <= ChunkSize);
+                received.AddRange(chunk.Data.ToArray());
+                nextOffset += chunk.Length;
+            }
+        }
+
+        Assert.Equal(expected, received);
+        pool.AssertAllReturned();
+    }
+
+    [Fact]
+    public async Task ReadChunksAsync_LargeFile_MemoryStaysWithinTheReadAhead()
+    {
+        string path = WriteFile("file.bin", 200 * ChunkSize);
+        var pool = new CountingPool();
+
+        // Budget of 4 chunks: read-ahead 4, plus the chunk the consumer holds.
+        var loader = new FileLoader(new FileLoaderOptions { BufferPool = pool, MemoryBudget = 4 * ChunkSize });
+        await foreach (FileChunk chunk in loader.ReadChunksAsync(path, ChunkSize))
+        {
+            chunk.Dispose();
+        }
+
+        Assert.InRange(pool.PeakRequestedOutstanding, ChunkSize, 5 * ChunkSize);
+        pool.AssertAllReturned();
+    }
+
+    [Fact]
+    public async Task ReadChunksAsync_BreakEarly_ReturnsEveryBuffer()
+    {
+        string path = WriteFile("file.bin", 100 * ChunkSize);
+        var pool = new CountingPool();
+        var loader = new FileLoader(new FileLoaderOptions { BufferPool = pool });
+
+        await foreach (FileChunk chunk in loader.ReadChunksAsync(path, ChunkSize))
+        {
+            chunk.Dispose();
+            if (chunk.Offset >= 10 * ChunkSize)
+            {
+                break;
+            }
+        }
+
+        pool.AssertAllReturned();
+    }
+
+    [Fact]
+    public async Task ReadChunksAsync_Canceled_ThrowsAndReturnsEveryBuffer()
+    {
+        string path = WriteFile("file.bin", 100 * ChunkSize);
+        var pool = new CountingPool();
+        var loader = new FileLoader(new FileLoaderOptions { BufferPool = pool });
+        using var cancel = new CancellationTokenSource();
+
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(async () =>
+        {
+            await foreach (FileChunk chunk in loader.ReadChunksAsync(path, ChunkSize, cancel.Token))
+            {
+                chunk.Dispose();
+                if (chunk.Offset == 5 * ChunkSize)
+                {
+                    await cancel.CancelAsync();
+                }
+            }
+        });
+
+        pool.AssertAllReturned();
+    }
+
+    [Fact]
+    public async Task ReadChunksAsync_FileTruncatedWhileStreaming_EndsWithTheBytesItStillHas()
+    {
+        byte[] original = Contents(50 * ChunkSize, seed: 9);
+        string path = WriteFile("file.bin", original);
+        var loader = new FileLoader(new FileLoaderOptions { MemoryBudget = 2 * ChunkSize });
+        var received = new List<byte>();
+
+        await foreach (FileChunk chunk in loader.ReadChunksAsync(path, ChunkSize))
+        {
+            using (chunk)
+            {
+                received.AddRange(chunk.Data.ToArray());
+                if (chunk.Offset == 0)
+                {
+                    using var stream = new FileStream(path, FileMode.Open, FileAccess.Write, FileShare.ReadWrite);
+                    stream.SetLength((10 * ChunkSize) + 100);
+                }
+            }
+        }
+
+        // Chunks read ahead before the truncation keep their bytes; nothing past the new end appears after the gap.
+        Assert.InRange(received.Count, (10 * ChunkSize) + 100, original.Length);
+        Assert.Equal(original.AsSpan(0, received.Count).ToArray(), received);
+    }
+
+    [Fact]
+    public async Task ReadChunksAsync_BadArguments_Throw()
+    {
+        var loader = new FileLoader();
+
+        Assert.Throws<ArgumentException>(() => loader.ReadChunksAsync(""));
+        Assert.Throws<ArgumentOutOfRangeException>(() => loader.ReadChunksAsync("x", 1000));
+        await Assert.ThrowsAsync<FileNotFoundException>(async () =>
+        {
+            await foreach (FileChunk chunk in loader.ReadChunksAsync(Path.Combine(Root, "missing")))
+            {
+                chunk.Dispose();
+            }
+        });
+    }
+
+    [LinuxFact]
+    public async Task ReadChunksAsync_Fifo_ThrowsInsteadOfBlocking()
+    {
+        string fifo = Native.CreateFifo(Path.Combine(Root, "pipe"));
+
+        var ex = await Assert.ThrowsAsync<IOException>(async () =>
+        {
+            await foreach (FileChunk chunk in new FileLoader().ReadChunksAsync(fifo))
+            {
+                chunk.Dispose();
+            }
+        }).WaitAsync(TimeSpan.FromSeconds(30));
+
+        Assert.Contains("FIFO", ex.Message);
+    }
+}
