@@ -79,6 +79,18 @@ internal static unsafe partial class Interop
     [LibraryImport(Libc, EntryPoint = "ioctl", SetLastError = true)]
     internal static partial int Ioctl(int fd, ulong request, void* argument);
 
+    internal const int ProtRead = 1;
+    internal const int MapShared = 1;
+
+    [LibraryImport(Libc, EntryPoint = "mmap", SetLastError = true)]
+    internal static partial void* Mmap(void* address, nuint length, int protection, int flags, int fd, long offset);
+
+    [LibraryImport(Libc, EntryPoint = "munmap", SetLastError = true)]
+    internal static partial int Munmap(void* address, nuint length);
+
+    [LibraryImport(Libc, EntryPoint = "mincore", SetLastError = true)]
+    internal static partial int Mincore(void* address, nuint length, byte* vector);
+
     [LibraryImport(Libc, EntryPoint = "fsync", SetLastError = true)]
     internal static partial int Fsync(int fd);
 

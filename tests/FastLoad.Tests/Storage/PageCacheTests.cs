@@ -33,4 +33,20 @@ public class PageCacheTests : TempDirectoryTestBase
 
         Assert.Contains(missing, ex.Message);
     }
+
+    [LinuxFact]
+    public async Task GetResidentBytes_AfterEvictAndAfterBufferedAndUnbufferedLoads_TellsWhatIsCached()
+    {
+        const int Size = 32 * 1024 * 1024;
+        string path = WriteFile("large.bin", Size);
+
+        PageCache.Evict(path);
+        Assert.Equal(0, PageCache.GetResidentBytes(path));
+
+        await Loads.CollectAsync(new FileLoader(new FileLoaderOptions { Buffering = FileBuffering.Unbuffered }), FileSet.FromPaths([path]));
+        Assert.Equal(0, PageCache.GetResidentBytes(path)); // Unbuffered: the cache is left as it was.
+
+        await Loads.CollectAsync(new FileLoader(new FileLoaderOptions { Buffering = FileBuffering.Buffered }), FileSet.FromPaths([path]));
+        Assert.Equal(Size, PageCache.GetResidentBytes(path));
+    }
 }
