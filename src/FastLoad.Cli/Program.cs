@@ -12,6 +12,7 @@ internal static class Program
             LoadCommand.Create(),
             DemoCommand.Create(),
             ProbeCommand.Create(),
+            BenchCommand.Create(),
         };
 
         ParseResult parse = root.Parse(args);

@@ -73,6 +73,7 @@ internal sealed class DeviceLane
                 CancellationToken = cancellationToken,
             });
 
+        _run.Instruments.Parallelism.Add(_gate.Limit);
         try
         {
             await foreach (PlannedFile file in OrderedFilesAsync(cancellationToken).ConfigureAwait(false))
@@ -94,6 +95,7 @@ internal sealed class DeviceLane
         }
         finally
         {
+            _run.Instruments.Parallelism.Add(-_gate.Limit);
             readBlock.Complete();
             try
             {
@@ -146,7 +148,12 @@ internal sealed class DeviceLane
 
         if (_controller?.OnCompleted(bytes, 1) is int limit)
         {
-            _gate.SetLimit(limit);
+            lock (_gate)
+            {
+                // Reported as a change, so that the up-down counter sums the limits of the loads running now.
+                _run.Instruments.Parallelism.Add(limit - _gate.Limit);
+                _gate.SetLimit(limit);
+            }
         }
     }
 }

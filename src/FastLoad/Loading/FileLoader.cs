@@ -1,7 +1,9 @@
 using System.Buffers;
+using System.Diagnostics.Metrics;
 using System.Runtime.CompilerServices;
 using System.Runtime.ExceptionServices;
 using System.Threading.Tasks.Dataflow;
+using FastLoad.Diagnostics;
 using FastLoad.Loading;
 using FastLoad.Reading;
 using Microsoft.Extensions.Logging;
@@ -35,14 +37,16 @@ public sealed class FileLoader
 
     private readonly FileLoaderOptions _options;
     private readonly TimeProvider _time;
+    private readonly LoadInstruments _instruments;
     private readonly ILogger _logger;
 
     /// <summary>Creates a loader.</summary>
     /// <param name="options">The options, copied now; <see langword="null"/> for the defaults.</param>
     /// <param name="loggerFactory">Where to log; <see langword="null"/> for no logging.</param>
     /// <param name="timeProvider">The clock of the adaptive controller's measurement windows; <see langword="null"/> for <see cref="TimeProvider.System"/>.</param>
+    /// <param name="meterFactory">Where the <see cref="FastLoadMetrics.MeterName"/> meter comes from; <see langword="null"/> for a process-wide meter.</param>
     /// <exception cref="ArgumentException"><paramref name="options"/> has a value out of range or an invalid combination; the message names it.</exception>
-    public FileLoader(FileLoaderOptions? options = null, ILoggerFactory? loggerFactory = null, TimeProvider? timeProvider = null)
+    public FileLoader(FileLoaderOptions? options = null, ILoggerFactory? loggerFactory = null, TimeProvider? timeProvider = null, IMeterFactory? meterFactory = null)
     {
         _options = Copy(options ?? new FileLoaderOptions());
         foreach (IValidateOptions<FileLoaderOptions> validator in (IValidateOptions<FileLoaderOptions>[])[new FileLoaderOptionsValidator(), new FileLoaderOptionsCrossValidator()])
@@ -55,6 +59,7 @@ public sealed class FileLoader
         }
 
         _time = timeProvider ?? TimeProvider.System;
+        _instruments = new LoadInstruments(meterFactory);
         _logger = (loggerFactory ?? NullLoggerFactory.Instance).CreateLogger<FileLoader>();
     }
 
@@ -135,7 +140,7 @@ public sealed class FileLoader
 
     private async IAsyncEnumerable<LoadedFile> LoadCoreAsync(FileSet files, [EnumeratorCancellation] CancellationToken cancellationToken)
     {
-        LoadRun run = LoadRun.Start(files, _options, _time, _logger, cancellationToken);
+        LoadRun run = LoadRun.Start(files, _options, _time, _instruments, _logger, cancellationToken);
         await using (run.ConfigureAwait(false))
         {
             while (await run.ReadNextAsync(cancellationToken).ConfigureAwait(false) is { } file)
@@ -183,7 +188,7 @@ public sealed class FileLoader
                 SingleProducerConstrained = true,
             });
 
-        LoadRun run = LoadRun.Start(files, _options, _time, _logger, consumerStop.Token);
+        LoadRun run = LoadRun.Start(files, _options, _time, _instruments, _logger, consumerStop.Token);
         LoadSummary? summary = null;
         try
         {

@@ -45,8 +45,9 @@ internal sealed class LoadRun : IAsyncDisposable
     private int _concurrentReads;
     private int _peakConcurrentReads;
 
-    private LoadRun(FileSet files, FileLoaderOptions options, TimeProvider time, ILogger logger, CancellationToken cancellationToken)
+    private LoadRun(FileSet files, FileLoaderOptions options, TimeProvider time, LoadInstruments instruments, ILogger logger, CancellationToken cancellationToken)
     {
+        Instruments = instruments;
         _files = files;
         _options = options;
         _readSettings = new ReadSettings
@@ -66,9 +67,11 @@ internal sealed class LoadRun : IAsyncDisposable
 
     public ByteBudget Budget { get; }
 
-    public static LoadRun Start(FileSet files, FileLoaderOptions options, TimeProvider time, ILogger logger, CancellationToken cancellationToken)
+    public LoadInstruments Instruments { get; }
+
+    public static LoadRun Start(FileSet files, FileLoaderOptions options, TimeProvider time, LoadInstruments instruments, ILogger logger, CancellationToken cancellationToken)
     {
-        var run = new LoadRun(files, options, time, logger, cancellationToken);
+        var run = new LoadRun(files, options, time, instruments, logger, cancellationToken);
         run._producer = Task.Run(run.ProduceAsync, CancellationToken.None);
         return run;
     }
@@ -169,6 +172,8 @@ internal sealed class LoadRun : IAsyncDisposable
     {
         int concurrent = Interlocked.Increment(ref _concurrentReads);
         InterlockedMax(ref _peakConcurrentReads, concurrent);
+        Instruments.ReadsActive.Add(1);
+        long started = _time.GetTimestamp();
         LoadedFile result;
         try
         {
@@ -184,14 +189,19 @@ internal sealed class LoadRun : IAsyncDisposable
 
             result = new LoadedFile(file.Path, file.Index, contents, charge);
             _logger.FileLoaded(file.Path, length);
+            Instruments.FilesRead.Add(1);
+            Instruments.BytesRead.Add(length);
         }
         catch (Exception ex)
         {
             result = new LoadedFile(file.Path, file.Index, ex, file.Length);
+            Instruments.FilesFailed.Add(1);
         }
         finally
         {
             Interlocked.Decrement(ref _concurrentReads);
+            Instruments.ReadsActive.Add(-1);
+            Instruments.ReadDuration.Record(_time.GetElapsedTime(started).TotalSeconds);
         }
 
         Publish(result);
