@@ -11,6 +11,10 @@ internal static class Program
         {
             LoadCommand.Create(),
             DemoCommand.Create(),
+            PackCommand.Create(),
+            UnpackCommand.Create(),
+            ListCommand.Create(),
+            VerifyCommand.Create(),
         };
 
         ParseResult parse = root.Parse(args);
