@@ -1,3 +1,4 @@
+using FastLoad.Shared;
 using FastLoad.Tests.Infrastructure;
 
 namespace FastLoad.Tests.Packing;
@@ -177,6 +178,16 @@ public sealed class PackRoundTripTests : PackTestBase
     {
         var error = Assert.Throws<ArgumentException>(() => { _ = PackWriter.CreateAsync(PackPath, Root, new PackOptions { BlockSize = 100 }); });
         Assert.Contains(nameof(PackOptions.BlockSize), error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task CreateAsync_SyntheticCompressibleSet_PacksAboutTwoToOne()
+    {
+        IReadOnlyList<string> paths = SyntheticFileSet.Create(Source, 100, 2 * 1024, 128 * 1024, compressible: true);
+        await PackWriter.CreateAsync(PackPath, Source);
+
+        double ratio = (double)new FileInfo(PackPath).Length / paths.Sum(path => new FileInfo(path).Length);
+        Assert.InRange(ratio, 0.4, 0.6);
     }
 
     [Fact]
