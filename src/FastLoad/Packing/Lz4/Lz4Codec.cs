@@ -304,17 +304,19 @@ internal static class Lz4Codec
     {
         int from = op - offset;
         int end = op + length;
-        if (offset >= 8)
+        if (offset >= 8 && destinationLength - end >= 8)
         {
-            // 8 bytes at a time: each chunk reads bytes at least 8 behind, so already final. Stops 8 short of the
-            // destination's end so the wild copy stays inside it.
-            int fastEnd = Math.Min(end, destinationLength - 8);
-            while (op < fastEnd)
+            // 8 bytes at a time: each chunk reads bytes at least 8 behind, so already final; the last chunk may run
+            // up to 7 bytes past the match, which the check above keeps inside the destination (later sequences
+            // overwrite them).
+            do
             {
                 Unsafe.WriteUnaligned(ref Unsafe.Add(ref dst, op), Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref dst, from)));
                 op += 8;
                 from += 8;
             }
+            while (op < end);
+            return;
         }
 
         while (op < end)
