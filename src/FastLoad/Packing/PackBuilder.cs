@@ -154,7 +154,16 @@ internal sealed class PackBuilder
                 _pool.Return(current);
             }
 
+            // On failure, the write stage must stop before the caller closes the file under it.
             compress.Complete();
+            try
+            {
+                await write.Completion.ConfigureAwait(false);
+            }
+            catch (Exception ex) when (ex is IOException or OperationCanceledException or UnauthorizedAccessException)
+            {
+                // Already thrown above, or the consequence of what was.
+            }
         }
 
         byte[] header = new byte[PackFormat.HeaderSize];

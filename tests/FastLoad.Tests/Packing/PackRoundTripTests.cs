@@ -191,6 +191,17 @@ public sealed class PackRoundTripTests : PackTestBase
     }
 
     [Fact]
+    public async Task CreateAsync_MissingFile_ThrowsAndLeavesNoPack()
+    {
+        WriteSource(TestData.Text, 200_000, 300_000);
+        string[] paths = [Path.Combine(Source, "f0.bin"), Path.Combine(Source, "missing.bin")];
+
+        await Assert.ThrowsAnyAsync<IOException>(() => PackWriter.CreateAsync(PackPath, FileSet.FromPaths(paths), new PackOptions { BlockSize = SmallBlock }));
+
+        Assert.Empty(Directory.EnumerateFiles(Root, "*.fpk*"));
+    }
+
+    [Fact]
     public void PackOptions_Defaults_ArePinned()
     {
         var options = new PackOptions();
