@@ -37,7 +37,8 @@ public class PackBenchmarks
         _scratch = Path.Combine(BenchmarkData.Root, $"{name}-scratch");
         if (!File.Exists(_pack))
         {
-            PackWriter.CreateAsync(_pack, Path.Combine(BenchmarkData.Root, name)).GetAwaiter().GetResult();
+            // The paths, not the folder: the folder also holds the data set's marker file.
+            PackWriter.CreateAsync(_pack, FileSet.FromPaths(_paths)).GetAwaiter().GetResult();
         }
 
         _bytes = _paths.Sum(path => new FileInfo(path).Length);

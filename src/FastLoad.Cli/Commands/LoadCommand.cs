@@ -112,7 +112,7 @@ internal static class LoadCommand
                 }
             }
         }
-        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        catch (Exception ex) when (ex is IOException or InvalidDataException or UnauthorizedAccessException)
         {
             Console.Error.WriteLine($"fastload: {ex.Message}");
             return ExitCodes.SomeFailed;

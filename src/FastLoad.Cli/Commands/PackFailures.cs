@@ -9,9 +9,8 @@ internal static class PackFailures
         {
             return await command();
         }
-        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or KeyNotFoundException)
+        catch (Exception ex) when (ex is IOException or InvalidDataException or UnauthorizedAccessException or KeyNotFoundException)
         {
-            // InvalidDataException, FileNotFoundException and DirectoryNotFoundException are IOExceptions.
             Console.Error.WriteLine($"fastload: {ex.Message}");
             return ExitCodes.SomeFailed;
         }

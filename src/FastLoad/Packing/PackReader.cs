@@ -24,7 +24,7 @@ namespace FastLoad;
 public sealed class PackReader : IAsyncDisposable
 {
     // Large reads in flight: seed 002 found 8 outstanding requests best; the threads also decode, so at least one per core.
-    private const int MinReadsInFlight = 4;
+    private const int MinReadsInFlight = 16;
     private const int CachedBlocks = 4;
 
     private readonly SafeFileHandle _handle;
@@ -91,7 +91,7 @@ public sealed class PackReader : IAsyncDisposable
 
     private static PackReader Open(string path, PackReaderOptions options)
     {
-        SafeFileHandle handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.Read, FileOptions.RandomAccess);
+        SafeFileHandle handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.Read, FileOptions.None);
         try
         {
             return new PackReader(path, handle, PackIndex.Read(handle, path), options);

@@ -202,6 +202,13 @@ public sealed class PackRoundTripTests : PackTestBase
     }
 
     [Fact]
+    public void OpenAsync_BudgetOutOfRange_ThrowsBeforeStarting()
+    {
+        var error = Assert.Throws<ArgumentException>(() => { _ = PackReader.OpenAsync(PackPath, new PackReaderOptions { MemoryBudget = 10 }); });
+        Assert.Contains(nameof(PackReaderOptions.MemoryBudget), error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void PackOptions_Defaults_ArePinned()
     {
         var options = new PackOptions();
