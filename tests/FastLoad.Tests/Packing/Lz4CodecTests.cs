@@ -60,6 +60,23 @@ public sealed class Lz4CodecTests(ITestOutputHelper output)
         Assert.Equal(data, decoded);
     }
 
+    [Lz4Theory]
+    [InlineData(2)]
+    [InlineData(8)]
+    [InlineData(65537)]
+    public void Encode_Accelerated_DecodesWithLiblz4(int acceleration)
+    {
+        foreach (string kind in new[] { TestData.Text, TestData.Mixed })
+        {
+            byte[] data = TestData.Create(kind, 300_000);
+            byte[] compressed = new byte[Lz4Codec.MaximumOutputSize(data.Length)];
+            int length = Lz4Codec.Encode(data, compressed, acceleration);
+            byte[] decoded = new byte[data.Length];
+            Assert.Equal(data.Length, NativeCodecs.Decompress(compressed.AsSpan(0, length), decoded));
+            Assert.Equal(data, decoded);
+        }
+    }
+
     [Fact]
     public void Encode_DestinationTooSmall_ReturnsZero()
     {
