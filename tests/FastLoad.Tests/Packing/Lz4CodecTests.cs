@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using FastLoad.Packing.Lz4;
 using Xunit.Abstractions;
 
@@ -132,26 +131,12 @@ public sealed class Lz4CodecTests(ITestOutputHelper output)
         byte[] compressed = new byte[Lz4Codec.MaximumOutputSize(data.Length)];
         byte[] decoded = new byte[data.Length];
         int length = 0;
-        double managedCompress = Measure(() => length = Lz4Codec.Encode(data, compressed), data.Length);
-        double managedDecompress = Measure(() => Lz4Codec.Decode(compressed.AsSpan(0, length), decoded), data.Length);
+        double managedCompress = Throughput.BytesPerSecond(() => length = Lz4Codec.Encode(data, compressed), data.Length) / 1e6;
+        double managedDecompress = Throughput.BytesPerSecond(() => Lz4Codec.Decode(compressed.AsSpan(0, length), decoded), data.Length) / 1e6;
         int nativeLength = 0;
-        double nativeCompress = Measure(() => nativeLength = NativeCodecs.Compress(data, compressed), data.Length);
-        double nativeDecompress = Measure(() => NativeCodecs.Decompress(compressed.AsSpan(0, nativeLength), decoded), data.Length);
+        double nativeCompress = Throughput.BytesPerSecond(() => nativeLength = NativeCodecs.Compress(data, compressed), data.Length) / 1e6;
+        double nativeDecompress = Throughput.BytesPerSecond(() => NativeCodecs.Decompress(compressed.AsSpan(0, nativeLength), decoded), data.Length) / 1e6;
         output.WriteLine($"{kind}: managed ratio {(double)length / data.Length:P1} compress {managedCompress:N0} MB/s decompress {managedDecompress:N0} MB/s; liblz4 ratio {(double)nativeLength / data.Length:P1} compress {nativeCompress:N0} MB/s decompress {nativeDecompress:N0} MB/s");
         Assert.Equal(data, decoded);
-    }
-
-    private static double Measure(Action action, int bytes)
-    {
-        action();
-        double best = double.MaxValue;
-        for (int i = 0; i < 5; i++)
-        {
-            long start = Stopwatch.GetTimestamp();
-            action();
-            best = Math.Min(best, Stopwatch.GetElapsedTime(start).TotalSeconds);
-        }
-
-        return bytes / best / 1e6;
     }
 }

@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using System.Text;
 using FastLoad.Packing;
 using Xunit.Abstractions;
@@ -47,22 +46,8 @@ public sealed class XxHash64Tests(ITestOutputHelper output)
     public void Throughput_ManagedAndNative_Printed(int length)
     {
         byte[] data = TestData.Create(TestData.Random, length);
-        double managed = Measure(() => XxHash64.Hash(data), length);
-        double native = Measure(() => NativeCodecs.XxHash64(data, 0), length);
+        double managed = Throughput.BytesPerSecond(() => XxHash64.Hash(data), length) / 1e9;
+        double native = Throughput.BytesPerSecond(() => NativeCodecs.XxHash64(data, 0), length) / 1e9;
         output.WriteLine($"XXH64 managed {managed:N1} GB/s, libxxhash {native:N1} GB/s");
-    }
-
-    private static double Measure(Func<ulong> hash, int bytes)
-    {
-        hash();
-        double best = double.MaxValue;
-        for (int i = 0; i < 5; i++)
-        {
-            long start = Stopwatch.GetTimestamp();
-            hash();
-            best = Math.Min(best, Stopwatch.GetElapsedTime(start).TotalSeconds);
-        }
-
-        return bytes / best / 1e9;
     }
 }
