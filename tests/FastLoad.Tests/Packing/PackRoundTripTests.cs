@@ -53,6 +53,22 @@ public sealed class PackRoundTripTests : PackTestBase
         }
     }
 
+    [Theory]
+    [InlineData(0)]
+    [InlineData(3)]
+    public async Task LoadAllAsync_NoDataAtAll_ReturnsEmptyEntries(int emptyFiles)
+    {
+        Directory.CreateDirectory(Source);
+        WriteSource(TestData.Text, new int[emptyFiles]);
+        await PackWriter.CreateAsync(PackPath, Source);
+
+        Dictionary<string, byte[]> loaded = await LoadAllAsync(PackPath);
+
+        Assert.Equal(emptyFiles, loaded.Count);
+        Assert.All(loaded.Values, Assert.Empty);
+        Assert.Equal(16 + 24 + (32 * emptyFiles) + loaded.Keys.Sum(name => name.Length) + 32, new FileInfo(PackPath).Length);
+    }
+
     [Fact]
     public async Task CreateAsync_SameInputTwice_WritesTheSameBytes()
     {
