@@ -12,7 +12,7 @@ internal static class BenchmarkData
         ?? Path.Combine(Path.GetTempPath(), "fastload-bench");
 
     /// <summary>Returns the paths of the named set, generating it first if it is missing or incomplete.</summary>
-    public static IReadOnlyList<string> GetOrCreate(string name, int count, int minSize, int maxSize)
+    public static IReadOnlyList<string> GetOrCreate(string name, int count, int minSize, int maxSize, bool compressible = false)
     {
         string directory = Path.Combine(Root, name);
         string marker = Path.Combine(directory, "complete.txt");
@@ -26,7 +26,7 @@ internal static class BenchmarkData
             Directory.Delete(directory, recursive: true);
         }
 
-        IReadOnlyList<string> paths = SyntheticFileSet.Create(directory, count, minSize, maxSize);
+        IReadOnlyList<string> paths = SyntheticFileSet.Create(directory, count, minSize, maxSize, compressible: compressible);
         File.WriteAllLines(marker, paths);
         return paths;
     }

@@ -28,8 +28,10 @@ internal static class ColdCacheConfig
             .WithUnrollFactor(1)
             .WithId("Cold");
 
+        // An explicit --job (say --job Dry, for a smoke run) replaces the cold job instead of running beside it.
+        bool jobGiven = args.Any(arg => arg is "--job" or "-j");
         return ManualConfig.CreateEmpty()
-            .AddJob(cold)
+            .AddJob(jobGiven ? [] : [cold])
             .AddLogger(BenchmarkDotNet.Loggers.ConsoleLogger.Default)
             .AddColumnProvider(DefaultColumnProviders.Instance)
             .AddColumn(StatisticColumn.Median, BaselineRatioColumn.RatioMean)

@@ -13,6 +13,10 @@ internal static class Program
             DemoCommand.Create(),
             ProbeCommand.Create(),
             BenchCommand.Create(),
+            PackCommand.Create(),
+            UnpackCommand.Create(),
+            ListCommand.Create(),
+            VerifyCommand.Create(),
         };
 
         ParseResult parse = root.Parse(args);

@@ -58,6 +58,13 @@ internal static class SyntheticFileSet
         return true;
     }
 
+    private static readonly string[] Words =
+    [
+        "name", "id", "type", "value", "path", "size", "width", "height", "color", "enabled", "title", "items", "index",
+        "format", "version", "offset", "count", "scale", "mode", "layer", "group", "texture", "shader", "sound", "font",
+        "style", "label", "source", "target", "frame",
+    ];
+
     private static int NextSize(Random random, int minSize, int maxSize)
     {
         if (minSize == maxSize)
@@ -78,11 +85,28 @@ internal static class SyntheticFileSet
             return;
         }
 
-        // Text-like bytes from a small alphabet with repeated runs: LZ4 shrinks it to about half.
-        const string Alphabet = "etaoin shrdlu{}\":,\n0123456789";
-        for (int i = 0; i < destination.Length; i++)
+        // JSON-like lines: keys and some values from a small vocabulary (repeats LZ4 finds), the rest random hex ids
+        // and numbers (which it cannot): LZ4 halves it in 1 MiB blocks, as it does real text assets. Random letters
+        // alone would not compress at all, since LZ4 only finds repeats.
+        int at = 0;
+        while (at < destination.Length)
         {
-            destination[i] = (byte)Alphabet[random.Next(Alphabet.Length)];
+            string key = Words[random.Next(Words.Length)];
+            string value = random.Next(4) switch
+            {
+                0 => $"\"{Words[random.Next(Words.Length)]}\"",
+                1 => $"\"{random.Next():x8}\"",
+                _ => random.Next((int)Math.Pow(10, random.Next(1, 7))).ToString(System.Globalization.CultureInfo.InvariantCulture),
+            };
+            foreach (char c in $"\"{key}\": {value},\n")
+            {
+                if (at == destination.Length)
+                {
+                    break;
+                }
+
+                destination[at++] = (byte)c;
+            }
         }
     }
 }

@@ -11,11 +11,15 @@ public sealed class FileSet
     private readonly Func<IEnumerable<string>> _enumerate;
     private readonly string _description;
 
-    private FileSet(Func<IEnumerable<string>> enumerate, string description)
+    private FileSet(Func<IEnumerable<string>> enumerate, string description, string? rootDirectory = null)
     {
         _enumerate = enumerate;
         _description = description;
+        RootDirectory = rootDirectory;
     }
+
+    /// <summary>The directory of a set made by <see cref="FromDirectory"/>, which pack entry names are relative to.</summary>
+    internal string? RootDirectory { get; }
 
     /// <summary>Creates a set of the given paths, loaded in this order when ordering by input.</summary>
     /// <param name="paths">The paths of the files; relative paths are resolved against the current directory when loaded.</param>
@@ -54,7 +58,8 @@ public sealed class FileSet
         ArgumentException.ThrowIfNullOrEmpty(pattern);
         return new FileSet(
             () => EnumerateDirectory(root, pattern, recursive),
-            $"{root}{System.IO.Path.DirectorySeparatorChar}{pattern}{(recursive ? " (recursive)" : string.Empty)}");
+            $"{root}{System.IO.Path.DirectorySeparatorChar}{pattern}{(recursive ? " (recursive)" : string.Empty)}",
+            root);
     }
 
     /// <summary>Creates a set of the files of several sets, in order.</summary>

@@ -1,0 +1,236 @@
+using System.Buffers;
+using System.Threading.Tasks.Dataflow;
+using FastLoad.Packing.Lz4;
+using Microsoft.Win32.SafeHandles;
+
+namespace FastLoad.Packing;
+
+/// <summary>
+/// One pack being written: loader (input order) -> blocks filled in order -> compress block (all cores, ordered) ->
+/// write block (one at a time, at increasing offsets) -> index and footer -> flush -> rename over the target.
+/// </summary>
+internal sealed class PackBuilder
+{
+    private readonly SafeFileHandle _handle;
+    private readonly PackOptions _options;
+    private readonly ArrayPool<byte> _pool = ArrayPool<byte>.Shared;
+    private readonly List<PackBlock> _blocks = [];
+    private long _position = PackFormat.HeaderSize;
+
+    private PackBuilder(SafeFileHandle handle, PackOptions options)
+    {
+        _handle = handle;
+        _options = options;
+    }
+
+    public static async Task CreateAsync(string packPath, FileSet files, PackOptions options, CancellationToken cancellationToken)
+    {
+        List<string> paths = files.EnumeratePaths().ToList();
+        string[] names = NameFiles(files, paths);
+        string fullPackPath = Path.GetFullPath(packPath);
+        string partialPath = $"{fullPackPath}.{Environment.ProcessId}.partial";
+        try
+        {
+            using (SafeFileHandle handle = File.OpenHandle(partialPath, FileMode.Create, FileAccess.Write, FileShare.None))
+            {
+                await new PackBuilder(handle, options).WriteAsync(paths, names, cancellationToken).ConfigureAwait(false);
+            }
+
+            File.Move(partialPath, fullPackPath, overwrite: true);
+        }
+        catch
+        {
+            TryDelete(partialPath);
+            throw;
+        }
+    }
+
+    /// <summary>Names each file by its path relative to the set's root, with '/'; refuses names a reader would refuse.</summary>
+    internal static string[] NameFiles(FileSet files, List<string> paths)
+    {
+        string root = files.RootDirectory is { } directory ? Path.GetFullPath(directory) : CommonDirectory(paths);
+        string[] names = new string[paths.Count];
+        var seen = new Dictionary<string, string>(StringComparer.Ordinal);
+        for (int i = 0; i < paths.Count; i++)
+        {
+            string name = Path.GetRelativePath(root, Path.GetFullPath(paths[i])).Replace(Path.DirectorySeparatorChar, '/');
+            if (PackNames.Check(name) is { } problem)
+            {
+                throw new IOException($"'{paths[i]}' cannot be packed as '{name}': {problem}.");
+            }
+
+            if (!seen.TryAdd(name, paths[i]))
+            {
+                throw new IOException($"'{paths[i]}' and '{seen[name]}' would both be packed as '{name}'.");
+            }
+
+            names[i] = name;
+        }
+
+        return names;
+    }
+
+    private static string CommonDirectory(List<string> paths)
+    {
+        if (paths.Count == 0)
+        {
+            return Directory.GetCurrentDirectory();
+        }
+
+        string common = Path.GetDirectoryName(Path.GetFullPath(paths[0]))!;
+        foreach (string path in paths)
+        {
+            string directory = Path.GetDirectoryName(Path.GetFullPath(path))!;
+            while (!IsSameOrUnder(directory, common))
+            {
+                common = Path.GetDirectoryName(common) ?? Path.GetPathRoot(common)!;
+            }
+        }
+
+        return common;
+    }
+
+    private static bool IsSameOrUnder(string directory, string parent) =>
+        directory.Equals(parent, StringComparison.Ordinal)
+        || (directory.StartsWith(parent, StringComparison.Ordinal)
+            && (parent.EndsWith(Path.DirectorySeparatorChar) || directory[parent.Length] == Path.DirectorySeparatorChar));
+
+    private async Task WriteAsync(List<string> paths, string[] names, CancellationToken cancellationToken)
+    {
+        int cores = Environment.ProcessorCount;
+        var compress = new TransformBlock<(byte[] Buffer, int Length), (byte[] Buffer, int Length, int RawLength, byte Codec)>(
+            Compress,
+            new ExecutionDataflowBlockOptions { MaxDegreeOfParallelism = cores, BoundedCapacity = 2 * cores, EnsureOrdered = true, CancellationToken = cancellationToken });
+        var write = new ActionBlock<(byte[] Buffer, int Length, int RawLength, byte Codec)>(
+            Write,
+            new ExecutionDataflowBlockOptions { MaxDegreeOfParallelism = 1, BoundedCapacity = 2 * cores, CancellationToken = cancellationToken });
+        compress.LinkTo(write, new DataflowLinkOptions { PropagateCompletion = true });
+
+        var entries = new List<(string Name, long Length, ulong Hash)>(paths.Count);
+        var loader = new FileLoader(new FileLoaderOptions { Ordering = LoadOrdering.Input, ErrorHandling = LoadErrorHandling.Throw });
+        int blockSize = _options.BlockSize;
+        byte[] current = _pool.Rent(blockSize);
+        int filled = 0;
+        try
+        {
+            await foreach (LoadedFile file in loader.LoadAsync(FileSet.FromPaths(paths), cancellationToken).ConfigureAwait(false))
+            {
+                using (file)
+                {
+                    ReadOnlyMemory<byte> data = file.Data;
+                    entries.Add((names[file.Index], data.Length, XxHash64.Hash(data.Span)));
+                    while (!data.IsEmpty)
+                    {
+                        int count = Math.Min(blockSize - filled, data.Length);
+                        data.Span[..count].CopyTo(current.AsSpan(filled));
+                        data = data[count..];
+                        filled += count;
+                        if (filled == blockSize)
+                        {
+                            byte[] full = current;
+                            current = null!;
+                            await SendOrThrowAsync(compress, write, (full, filled), cancellationToken).ConfigureAwait(false);
+                            current = _pool.Rent(blockSize);
+                            filled = 0;
+                        }
+                    }
+                }
+            }
+
+            if (filled > 0)
+            {
+                byte[] last = current;
+                current = null!;
+                await SendOrThrowAsync(compress, write, (last, filled), cancellationToken).ConfigureAwait(false);
+            }
+
+            compress.Complete();
+            await write.Completion.ConfigureAwait(false);
+        }
+        finally
+        {
+            if (current is not null)
+            {
+                _pool.Return(current);
+            }
+
+            // On failure, the write stage must stop before the caller closes the file under it.
+            compress.Complete();
+            try
+            {
+                await write.Completion.ConfigureAwait(false);
+            }
+            catch (Exception ex) when (ex is IOException or OperationCanceledException or UnauthorizedAccessException)
+            {
+                // Already thrown above, or the consequence of what was.
+            }
+        }
+
+        byte[] header = new byte[PackFormat.HeaderSize];
+        PackFormat.WriteHeader(header);
+        RandomAccess.Write(_handle, header, 0);
+        byte[] index = PackIndex.Serialize(blockSize, _blocks, entries);
+        RandomAccess.Write(_handle, index, _position);
+        byte[] footer = new byte[PackFormat.FooterSize];
+        PackFormat.WriteFooter(footer, _position, index.Length, XxHash64.Hash(index));
+        RandomAccess.Write(_handle, footer, _position + index.Length);
+        RandomAccess.FlushToDisk(_handle);
+    }
+
+    private static async Task SendOrThrowAsync<T>(ITargetBlock<T> target, IDataflowBlock last, T item, CancellationToken cancellationToken)
+    {
+        if (!await target.SendAsync(item, cancellationToken).ConfigureAwait(false))
+        {
+            // Declined: a stage failed or was canceled; its completion carries the reason.
+            await last.Completion.ConfigureAwait(false);
+            cancellationToken.ThrowIfCancellationRequested();
+            throw new IOException("The pack writer stopped unexpectedly.");
+        }
+    }
+
+    private (byte[] Buffer, int Length, int RawLength, byte Codec) Compress((byte[] Buffer, int Length) block)
+    {
+        // LZ4 blocks must be smaller than raw ones (the reader relies on it), and smaller than the threshold to be worth decoding.
+        int limit = (int)Math.Min(block.Length - 1L, (long)block.Length * _options.RawThresholdPercent / 100);
+        if (limit > 0)
+        {
+            byte[] compressed = _pool.Rent(limit);
+            int length = Lz4Codec.Encode(block.Buffer.AsSpan(0, block.Length), compressed.AsSpan(0, limit), _options.Acceleration);
+            if (length > 0)
+            {
+                _pool.Return(block.Buffer);
+                return (compressed, length, block.Length, PackFormat.CodecLz4);
+            }
+
+            _pool.Return(compressed);
+        }
+
+        return (block.Buffer, block.Length, block.Length, PackFormat.CodecRaw);
+    }
+
+    private void Write((byte[] Buffer, int Length, int RawLength, byte Codec) block)
+    {
+        try
+        {
+            RandomAccess.Write(_handle, block.Buffer.AsSpan(0, block.Length), _position);
+            _blocks.Add(new PackBlock(_position, block.Length, block.RawLength, block.Codec));
+            _position += block.Length;
+        }
+        finally
+        {
+            _pool.Return(block.Buffer);
+        }
+    }
+
+    private static void TryDelete(string path)
+    {
+        try
+        {
+            File.Delete(path);
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            // The original error is the one to report.
+        }
+    }
+}

@@ -1,0 +1,375 @@
+using System.Buffers;
+using System.Runtime.CompilerServices;
+using FastLoad.Internal;
+using FastLoad.Packing;
+using Microsoft.Extensions.Options;
+using Microsoft.Win32.SafeHandles;
+
+namespace FastLoad;
+
+/// <summary>
+/// Reads a pack written by <see cref="PackWriter"/>: every entry at sequential speed, one entry by name, or all of them
+/// to a folder. Header, footer and index are checked when the pack is opened, each entry's hash whenever it is read.
+/// Thread-safe: any number of reads may run at once.
+/// </summary>
+/// <example>
+/// <code>
+/// await using PackReader pack = await PackReader.OpenAsync("assets.fpk");
+/// await foreach (LoadedFile entry in pack.LoadAllAsync())
+/// {
+///     using (entry) Parse(entry.Path, entry.Data.Span);
+/// }
+/// </code>
+/// </example>
+public sealed class PackReader : IAsyncDisposable
+{
+    // Large reads in flight: seed 002 found 8 outstanding requests best; the threads also decode, so at least one per core.
+    private const int MinReadsInFlight = 16;
+    private const int CachedBlocks = 4;
+
+    private readonly SafeFileHandle _handle;
+    private readonly PackIndex _index;
+    private readonly PackReaderOptions _options;
+    private readonly ArrayPool<byte> _pool;
+    private readonly LinkedList<(int Block, byte[] Data)> _cache = new();
+    private int _disposed;
+
+    private PackReader(string path, SafeFileHandle handle, PackIndex index, PackReaderOptions options)
+    {
+        Path = path;
+        _handle = handle;
+        _index = index;
+        _options = options;
+        _pool = options.BufferPool ?? ArrayPool<byte>.Shared;
+    }
+
+    /// <summary>Gets the path of the pack, as given to <see cref="OpenAsync(string, PackReaderOptions?, CancellationToken)"/>.</summary>
+    public string Path { get; }
+
+    /// <summary>Gets the entries of the pack, in the order they were packed.</summary>
+    public IReadOnlyList<PackEntry> Entries => _index.Entries;
+
+    /// <summary>Gets the total uncompressed length of the entries, in bytes.</summary>
+    public long DataLength => _index.DataLength;
+
+    /// <summary>Opens a pack with the default options and checks its header, footer and index.</summary>
+    /// <param name="path">The pack file.</param>
+    /// <param name="cancellationToken">Stops the opening.</param>
+    /// <returns>The open pack; dispose it to close the file.</returns>
+    /// <exception cref="ArgumentException"><paramref name="path"/> is <see langword="null"/> or empty.</exception>
+    /// <exception cref="FileNotFoundException">The pack does not exist.</exception>
+    /// <exception cref="InvalidDataException">The pack is truncated, has a wrong magic number or version, or an index that is corrupt; the message names what and the offset.</exception>
+    /// <exception cref="IOException">The pack could not be read.</exception>
+    /// <exception cref="UnauthorizedAccessException">The pack could not be opened for reading.</exception>
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
+    public static Task<PackReader> OpenAsync(string path, CancellationToken cancellationToken = default) =>
+        OpenAsync(path, null, cancellationToken);
+
+    /// <summary>Opens a pack and checks its header, footer and index before anything else.</summary>
+    /// <param name="path">The pack file.</param>
+    /// <param name="options">The memory budget and buffer pool; <see langword="null"/> for the defaults.</param>
+    /// <param name="cancellationToken">Stops the opening.</param>
+    /// <returns>The open pack; dispose it to close the file.</returns>
+    /// <exception cref="ArgumentException"><paramref name="path"/> is <see langword="null"/> or empty, or <paramref name="options"/> has a value out of range.</exception>
+    /// <exception cref="FileNotFoundException">The pack does not exist.</exception>
+    /// <exception cref="InvalidDataException">The pack is truncated, has a wrong magic number or version, or an index that is corrupt; the message names what and the offset.</exception>
+    /// <exception cref="IOException">The pack could not be read.</exception>
+    /// <exception cref="UnauthorizedAccessException">The pack could not be opened for reading.</exception>
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
+    public static Task<PackReader> OpenAsync(string path, PackReaderOptions? options, CancellationToken cancellationToken = default)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(path);
+        options = new PackReaderOptions { MemoryBudget = options?.MemoryBudget ?? FileLoaderConstants.DefaultMemoryBudget, BufferPool = options?.BufferPool };
+        ValidateOptionsResult result = new PackReaderOptionsValidator().Validate(Options.DefaultName, options);
+        if (result.Failed)
+        {
+            throw new ArgumentException(result.FailureMessage, nameof(options));
+        }
+
+        return Task.Run(() => Open(path, options), cancellationToken);
+    }
+
+    private static PackReader Open(string path, PackReaderOptions options)
+    {
+        SafeFileHandle handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.Read, FileOptions.None);
+        try
+        {
+            return new PackReader(path, handle, PackIndex.Read(handle, path), options);
+        }
+        catch
+        {
+            handle.Dispose();
+            throw;
+        }
+    }
+
+    /// <summary>
+    /// Loads every entry, in pack order: a few large reads in flight, blocks decoded on all cores, within
+    /// <see cref="PackReaderOptions.MemoryBudget"/>. Each entry's hash is checked before it is handed over.
+    /// </summary>
+    /// <param name="cancellationToken">Stops the load; every buffer not handed over is returned to the pool.</param>
+    /// <returns>The entries as <see cref="LoadedFile"/>s whose <see cref="LoadedFile.Path"/> is the entry name; dispose each to return its buffer.</returns>
+    /// <exception cref="ObjectDisposedException">The reader was disposed.</exception>
+    /// <exception cref="InvalidDataException">A block does not decode, or an entry does not match its hash; the message names it and the offset.</exception>
+    /// <exception cref="IOException">The pack could not be read.</exception>
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
+    public IAsyncEnumerable<LoadedFile> LoadAllAsync(CancellationToken cancellationToken = default)
+    {
+        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+        return LoadAllCoreAsync(cancellationToken);
+    }
+
+    private async IAsyncEnumerable<LoadedFile> LoadAllCoreAsync([EnumeratorCancellation] CancellationToken cancellationToken)
+    {
+        PackBlock[] blocks = _index.Blocks;
+        PackEntry[] entries = _index.Entries;
+        int window = Math.Max(MinReadsInFlight, Environment.ProcessorCount);
+        using var threads = new DedicatedThreadScheduler(Math.Clamp(blocks.Length, 1, window), "FastLoad pack");
+        var inFlight = new Queue<(Task<byte[]> Block, long Charge)>();
+        long charged = 0;
+        int next = 0;
+        int entryIndex = 0;
+        byte[]? block = null;
+        byte[]? partial = null;
+        int partialFilled = 0;
+        try
+        {
+            for (int k = 0; k <= blocks.Length; k++)
+            {
+                // The pass after the last block hands over the empty entries at the very end.
+                long blockStart = k < blocks.Length ? (long)k * _index.BlockSize : _index.DataLength;
+                long blockEnd = blockStart;
+                if (k < blocks.Length)
+                {
+                    while (next < blocks.Length && inFlight.Count < window && (inFlight.Count == 0 || charged + Charge(blocks[next]) <= _options.MemoryBudget))
+                    {
+                        int b = next++;
+                        charged += Charge(blocks[b]);
+                        inFlight.Enqueue((
+                            Task.Factory.StartNew(() => PackBlockReader.ReadAndDecode(_handle, Path, blocks[b], b, _pool), cancellationToken, TaskCreationOptions.None, threads),
+                            Charge(blocks[b])));
+                    }
+
+                    (Task<byte[]> task, long charge) = inFlight.Dequeue();
+                    block = await task.ConfigureAwait(false);
+                    charged -= charge;
+                    blockEnd += blocks[k].RawLength;
+                }
+
+                // Hands over every entry that ends in this block; one that goes on is kept in 'partial' for the next.
+                while (entryIndex < entries.Length)
+                {
+                    PackEntry entry = entries[entryIndex];
+                    if (partial is null)
+                    {
+                        if (entry.DataOffset >= blockEnd && !(entry.Length == 0 && entry.DataOffset == blockEnd))
+                        {
+                            break;
+                        }
+
+                        partial = _pool.Rent((int)entry.Length);
+                        partialFilled = 0;
+                    }
+
+                    long from = entry.DataOffset + partialFilled;
+                    int count = (int)Math.Min(entry.Length - partialFilled, blockEnd - from);
+                    block.AsSpan((int)(from - blockStart), count).CopyTo(partial.AsSpan(partialFilled));
+                    partialFilled += count;
+                    if (partialFilled < entry.Length)
+                    {
+                        break;
+                    }
+
+                    byte[] data = partial;
+                    partial = null;
+                    yield return Handover(entry, data);
+                    entryIndex++;
+                }
+
+                if (block is not null)
+                {
+                    _pool.Return(block);
+                    block = null;
+                }
+            }
+        }
+        finally
+        {
+            if (block is not null)
+            {
+                _pool.Return(block);
+            }
+
+            if (partial is not null)
+            {
+                _pool.Return(partial);
+            }
+
+            await DrainAsync(inFlight).ConfigureAwait(false);
+        }
+    }
+
+    private LoadedFile Handover(PackEntry entry, byte[] data)
+    {
+        int length = (int)entry.Length;
+        if (XxHash64.Hash(data.AsSpan(0, length)) != entry.ContentHash)
+        {
+            _pool.Return(data);
+            throw HashMismatch(entry);
+        }
+
+        return new LoadedFile(entry.Name, entry.Index, data, length, _pool, budgetCharge: 0);
+    }
+
+    private InvalidDataException HashMismatch(PackEntry entry) =>
+        PackErrors.CorruptEntry(Path, BlockOf(entry).Offset, entry.Index, entry.Name, "its contents do not match its hash");
+
+    private PackBlock BlockOf(PackEntry entry) =>
+        _index.Blocks.Length == 0 ? new PackBlock(PackFormat.HeaderSize, 0, 0, 0) : _index.Blocks[Math.Min(entry.DataOffset / _index.BlockSize, _index.Blocks.Length - 1)];
+
+    private async Task DrainAsync(Queue<(Task<byte[]> Block, long Charge)> inFlight)
+    {
+        while (inFlight.TryDequeue(out var item))
+        {
+            try
+            {
+                _pool.Return(await item.Block.ConfigureAwait(false));
+            }
+            catch
+            {
+                // Stopped or failed while the load was already ending: its buffer is already back.
+            }
+        }
+    }
+
+    private static long Charge(PackBlock block) => (long)block.StoredLength + block.RawLength;
+
+    /// <summary>Reads one entry: only the blocks it lies in are read and decoded; the last few decoded blocks are kept for the next call.</summary>
+    /// <param name="name">The entry's name, as in <see cref="PackEntry.Name"/> (ordinal, case-sensitive).</param>
+    /// <param name="cancellationToken">Stops the read.</param>
+    /// <returns>A copy of the entry's contents, yours to keep.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="name"/> is <see langword="null"/>.</exception>
+    /// <exception cref="ObjectDisposedException">The reader was disposed.</exception>
+    /// <exception cref="KeyNotFoundException">The pack has no entry of that name.</exception>
+    /// <exception cref="InvalidDataException">A block does not decode, or the entry does not match its hash; the message names it and the offset.</exception>
+    /// <exception cref="IOException">The pack could not be read.</exception>
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
+    public Task<ReadOnlyMemory<byte>> ReadEntryAsync(string name, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(name);
+        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+        if (!_index.ByName.TryGetValue(name, out PackEntry? entry))
+        {
+            throw new KeyNotFoundException($"'{Path}' has no entry named '{name}'.");
+        }
+
+        return Task.Run(() => ReadEntry(entry, cancellationToken), cancellationToken);
+    }
+
+    private ReadOnlyMemory<byte> ReadEntry(PackEntry entry, CancellationToken cancellationToken)
+    {
+        byte[] data = new byte[entry.Length];
+        long position = entry.DataOffset;
+        int filled = 0;
+        while (filled < data.Length)
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            int k = (int)(position / _index.BlockSize);
+            byte[] block = GetBlock(k);
+            int from = (int)(position - ((long)k * _index.BlockSize));
+            int count = Math.Min(data.Length - filled, _index.Blocks[k].RawLength - from);
+            block.AsSpan(from, count).CopyTo(data.AsSpan(filled));
+            filled += count;
+            position += count;
+        }
+
+        if (XxHash64.Hash(data) != entry.ContentHash)
+        {
+            throw HashMismatch(entry);
+        }
+
+        return data;
+    }
+
+    private byte[] GetBlock(int k)
+    {
+        lock (_cache)
+        {
+            for (LinkedListNode<(int Block, byte[] Data)>? node = _cache.First; node is not null; node = node.Next)
+            {
+                if (node.Value.Block == k)
+                {
+                    _cache.Remove(node);
+                    _cache.AddFirst(node);
+                    return node.Value.Data;
+                }
+            }
+        }
+
+        // Cached blocks are plain arrays, not pooled: a caller may still be copying from one when it is evicted.
+        byte[] pooled = PackBlockReader.ReadAndDecode(_handle, Path, _index.Blocks[k], k, _pool);
+        byte[] decoded = pooled.AsSpan(0, _index.Blocks[k].RawLength).ToArray();
+        _pool.Return(pooled);
+        lock (_cache)
+        {
+            _cache.AddFirst((k, decoded));
+            if (_cache.Count > CachedBlocks)
+            {
+                _cache.RemoveLast();
+            }
+        }
+
+        return decoded;
+    }
+
+    /// <summary>
+    /// Writes every entry under a folder, creating subfolders. Never writes outside it: a name cannot leave it (names
+    /// are checked when the pack is opened), and an existing symbolic link on the way, or in place of an entry, is refused.
+    /// </summary>
+    /// <param name="directory">The target folder, created if missing. Existing regular files of the same names are replaced.</param>
+    /// <param name="cancellationToken">Stops the extraction; files already written stay.</param>
+    /// <returns>A task that completes when every entry is written.</returns>
+    /// <exception cref="ArgumentException"><paramref name="directory"/> is <see langword="null"/> or empty.</exception>
+    /// <exception cref="ObjectDisposedException">The reader was disposed.</exception>
+    /// <exception cref="InvalidDataException">A block does not decode, or an entry does not match its hash.</exception>
+    /// <exception cref="IOException">A file could not be written, or a symbolic link or non-directory stands where an entry's folder or file goes.</exception>
+    /// <exception cref="UnauthorizedAccessException">A file or folder could not be created.</exception>
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
+    public Task ExtractAsync(string directory, CancellationToken cancellationToken = default)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(directory);
+        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+        return ExtractCoreAsync(System.IO.Path.GetFullPath(directory), cancellationToken);
+    }
+
+    private async Task ExtractCoreAsync(string root, CancellationToken cancellationToken)
+    {
+        Directory.CreateDirectory(root);
+        var safeDirectories = new HashSet<string>(StringComparer.Ordinal);
+        await foreach (LoadedFile entry in LoadAllAsync(cancellationToken).ConfigureAwait(false))
+        {
+            using (entry)
+            {
+                string target = PackExtraction.PrepareTarget(root, entry.Path, safeDirectories);
+                using SafeFileHandle file = File.OpenHandle(target, FileMode.CreateNew, FileAccess.Write, FileShare.None, FileOptions.None, entry.Length);
+                await RandomAccess.WriteAsync(file, entry.Data, 0, cancellationToken).ConfigureAwait(false);
+            }
+        }
+    }
+
+    /// <summary>Closes the pack file. Loads still running fail; later calls do nothing.</summary>
+    /// <returns>A completed task.</returns>
+    public ValueTask DisposeAsync()
+    {
+        if (Interlocked.Exchange(ref _disposed, 1) == 0)
+        {
+            _handle.Dispose();
+            lock (_cache)
+            {
+                _cache.Clear();
+            }
+        }
+
+        return ValueTask.CompletedTask;
+    }
+}
