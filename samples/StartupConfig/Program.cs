@@ -1,21 +1,20 @@
-// StartupConfig: an application that, at start-up, loads every file of its config folder through FastLoad,
-// parses the JSON ones and keeps the templates, before it starts serving.
+// StartupConfig: a generic host that, before it starts serving, loads every file of its config folder through
+// FastLoad, configured from appsettings.json ("FastLoad" section) and injected like any other service.
 //
 //   dotnet run --project samples/StartupConfig [config-folder]
 
 using System.Text.Json;
 using FastLoad;
-using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+
+HostApplicationBuilder builder = Host.CreateApplicationBuilder(args);
+builder.Services.AddFastLoad(builder.Configuration.GetSection("FastLoad")); // validated when the host starts
+using IHost host = builder.Build();
+await host.StartAsync();
 
 string configFolder = args.Length > 0 ? args[0] : Path.Combine(AppContext.BaseDirectory, "config");
-
-using ILoggerFactory logging = LoggerFactory.Create(builder => builder.AddSimpleConsole(o => o.SingleLine = true));
-
-// Collect: one broken file is reported, the others still load. Input order: files arrive sorted by path.
-var loader = new FileLoader(
-    new FileLoaderOptions { ErrorHandling = LoadErrorHandling.Collect, Ordering = LoadOrdering.Input },
-    logging);
-
+var loader = host.Services.GetRequiredService<FileLoader>();
 var settings = new Dictionary<string, JsonDocument>();
 var templates = new Dictionary<string, string>();
 
@@ -27,8 +26,7 @@ LoadSummary summary = await loader.LoadAsync(
         string name = Path.GetRelativePath(configFolder, file.Path);
         if (name.EndsWith(".json", StringComparison.OrdinalIgnoreCase))
         {
-            // JsonDocument.Parse copies what it needs, so the pooled buffer can be returned afterwards.
-            settings[name] = JsonDocument.Parse(file.Data);
+            settings[name] = JsonDocument.Parse(file.Data); // JsonDocument copies what it keeps
         }
         else
         {
@@ -38,7 +36,7 @@ LoadSummary summary = await loader.LoadAsync(
         return ValueTask.CompletedTask;
     });
 
-Console.WriteLine($"Loaded {summary.FileCount} files ({summary.ByteCount:N0} bytes) in {summary.Elapsed.TotalMilliseconds:F1} ms, {summary.DegreeOfParallelism} reads at once.");
+Console.WriteLine($"Loaded {summary.FileCount} files ({summary.ByteCount:N0} bytes) in {summary.Elapsed.TotalMilliseconds:F1} ms, {summary.DegreeOfParallelism} reads at once, from {summary.Storage}.");
 foreach (var (name, document) in settings)
 {
     Console.WriteLine($"  settings  {name}: {document.RootElement.EnumerateObject().Count()} keys");
@@ -54,4 +52,5 @@ foreach (LoadFailure failure in summary.Failures)
     Console.WriteLine($"  FAILED    {failure.Exception.Message}");
 }
 
+await host.StopAsync();
 return summary.Failures.Count == 0 ? 0 : 1;
