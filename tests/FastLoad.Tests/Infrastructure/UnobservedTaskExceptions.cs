@@ -17,7 +17,7 @@ public sealed class UnobservedTaskExceptions : IDisposable
         GC.Collect();
         GC.WaitForPendingFinalizers();
         GC.Collect();
-        Assert.Empty(_seen);
+        Assert.True(_seen.IsEmpty, $"{_seen.Count} unobserved task exception(s); the first: {(_seen.TryPeek(out Exception? first) ? first : null)}");
     }
 
     public void Dispose() => TaskScheduler.UnobservedTaskException -= OnUnobserved;
