@@ -47,5 +47,24 @@ public sealed class UnprivilegedChildFactAttribute : FactAttribute
         {
             Skip = $"Needs {SetprivPath} (util-linux) to drop root's privileges in a child process.";
         }
+        else if (!ReachableByOthers(AppContext.BaseDirectory))
+        {
+            Skip = $"The test output folder {AppContext.BaseDirectory} is not readable by other users (a checkout under /root?), so the unprivileged child cannot run the tool.";
+        }
+    }
+
+    [System.Runtime.Versioning.UnsupportedOSPlatform("windows")]
+    private static bool ReachableByOthers(string directory)
+    {
+        const UnixFileMode Needed = UnixFileMode.OtherRead | UnixFileMode.OtherExecute;
+        for (var current = new DirectoryInfo(directory); current is not null; current = current.Parent)
+        {
+            if ((File.GetUnixFileMode(current.FullName) & UnixFileMode.OtherExecute) == 0)
+            {
+                return false;
+            }
+        }
+
+        return (File.GetUnixFileMode(directory) & Needed) == Needed;
     }
 }
