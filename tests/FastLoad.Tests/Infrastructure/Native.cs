@@ -23,6 +23,9 @@ internal static unsafe partial class Native
     [LibraryImport("libc", EntryPoint = "close", SetLastError = true)]
     private static partial int Close(int fd);
 
+    [LibraryImport("libc", EntryPoint = "unlink", SetLastError = true)]
+    private static partial int Unlink(byte* path);
+
     public static string CreateFifo(string path)
     {
         Assert.Equal(0, MkFifo(path, Convert.ToUInt32("644", 8)));
@@ -39,9 +42,10 @@ internal static unsafe partial class Native
 
     /// <summary>
     /// Creates a file in <paramref name="directory"/> whose name is exactly <paramref name="rawName"/>: .NET strings
-    /// cannot carry a name that is not valid UTF-8, so the bytes go to open(2) as they are.
+    /// cannot carry a name that is not valid UTF-8, so the bytes go to open(2) as they are. Dispose the result to
+    /// delete the file: .NET cannot name it to delete it either, so the temporary directory would stay behind.
     /// </summary>
-    public static void CreateFileWithRawName(string directory, ReadOnlySpan<byte> rawName, ReadOnlySpan<byte> contents)
+    public static IDisposable CreateFileWithRawName(string directory, ReadOnlySpan<byte> rawName, ReadOnlySpan<byte> contents)
     {
         byte[] path = [.. System.Text.Encoding.UTF8.GetBytes(directory), (byte)'/', .. rawName, 0];
         fixed (byte* p = path)
@@ -56,6 +60,19 @@ internal static unsafe partial class Native
             finally
             {
                 Close(fd);
+            }
+        }
+
+        return new RawNamedFile(path);
+    }
+
+    private sealed class RawNamedFile(byte[] nulTerminatedPath) : IDisposable
+    {
+        public void Dispose()
+        {
+            fixed (byte* p = nulTerminatedPath)
+            {
+                Unlink(p);
             }
         }
     }

@@ -150,7 +150,7 @@ public class HostileInputTests : BadInputTestBase
     {
         byte[] good = Contents(3000, seed: 9);
         WriteFile("good.bin", good);
-        Native.CreateFileWithRawName(Root, [.. "bad-"u8, 0xFF, 0xFE, .. ".bin"u8], Contents(100, seed: 10));
+        using var rawFile = Native.CreateFileWithRawName(Root, [.. "bad-"u8, 0xFF, 0xFE, .. ".bin"u8], Contents(100, seed: 10));
         var pool = new CountingPool();
 
         var results = await Loads.CollectAsync(Collecting(pool), FileSet.FromDirectory(Root)).WaitAsync(NoHang);
@@ -167,7 +167,7 @@ public class HostileInputTests : BadInputTestBase
     [LinuxFact(Skip = "BUG: a name that is not UTF-8 is reported as FileNotFoundException ('No such file'), though the file exists")]
     public async Task Collect_NameNotValidUtf8_ErrorSaysTheNameIsNotUtf8()
     {
-        Native.CreateFileWithRawName(Root, [.. "bad-"u8, 0xFF, .. ".bin"u8], Contents(100, seed: 11));
+        using var rawFile = Native.CreateFileWithRawName(Root, [.. "bad-"u8, 0xFF, .. ".bin"u8], Contents(100, seed: 11));
 
         var result = Assert.Single(await Loads.CollectAsync(Collecting(new CountingPool()), FileSet.FromDirectory(Root)).WaitAsync(NoHang));
 
@@ -184,7 +184,7 @@ public class HostileInputTests : BadInputTestBase
         byte[] twin = Contents(200, seed: 12);
         byte[] raw = Contents(300, seed: 13);
         WriteFile("x\uFFFD", twin);
-        Native.CreateFileWithRawName(Root, [(byte)'x', 0xFF], raw);
+        using var rawFile = Native.CreateFileWithRawName(Root, [(byte)'x', 0xFF], raw);
 
         var results = await Loads.CollectAsync(Collecting(new CountingPool()), FileSet.FromDirectory(Root)).WaitAsync(NoHang);
 
