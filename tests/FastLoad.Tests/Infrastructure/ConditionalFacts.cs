@@ -23,3 +23,48 @@ public sealed class LinuxTheoryAttribute : TheoryAttribute
         }
     }
 }
+
+/// <summary>
+/// A fact that runs a child process as an unprivileged user (uid/gid 65534 through setpriv): root reads any file
+/// whatever its mode, so "unreadable" can only be tested without root's privileges. Skipped, with the reason, off
+/// Linux, when not running as root (no right to switch user) or when setpriv is missing.
+/// </summary>
+public sealed class UnprivilegedChildFactAttribute : FactAttribute
+{
+    public const string SetprivPath = "/usr/bin/setpriv";
+
+    public UnprivilegedChildFactAttribute()
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            Skip = "Needs Linux (setpriv drops root's privileges in a child process).";
+        }
+        else if (!Loads.IsRoot)
+        {
+            Skip = "Needs root to start a child as another user; as a normal user, chmod 000 already denies reading.";
+        }
+        else if (!File.Exists(SetprivPath))
+        {
+            Skip = $"Needs {SetprivPath} (util-linux) to drop root's privileges in a child process.";
+        }
+        else if (!ReachableByOthers(AppContext.BaseDirectory))
+        {
+            Skip = $"The test output folder {AppContext.BaseDirectory} is not readable by other users (a checkout under /root?), so the unprivileged child cannot run the tool.";
+        }
+    }
+
+    [System.Runtime.Versioning.UnsupportedOSPlatform("windows")]
+    private static bool ReachableByOthers(string directory)
+    {
+        const UnixFileMode Needed = UnixFileMode.OtherRead | UnixFileMode.OtherExecute;
+        for (var current = new DirectoryInfo(directory); current is not null; current = current.Parent)
+        {
+            if ((File.GetUnixFileMode(current.FullName) & UnixFileMode.OtherExecute) == 0)
+            {
+                return false;
+            }
+        }
+
+        return (File.GetUnixFileMode(directory) & Needed) == Needed;
+    }
+}

@@ -66,6 +66,10 @@ public sealed class CountingPool : ArrayPool<byte>
         Assert.Equal(0, BadReturns);
         Assert.Equal(0, Outstanding);
     }
+
+    /// <summary>Asserts that every array came back exactly once, naming <paramref name="context"/> (a soak round, say) if not.</summary>
+    public void AssertAllReturned(string context) =>
+        Assert.True(Outstanding == 0 && BadReturns == 0, $"{context}: {Outstanding} buffers not returned, {BadReturns} bad returns");
 }
 
 internal sealed class ReferenceEqualityComparer : IEqualityComparer<byte[]>

@@ -4,10 +4,27 @@ using System.Runtime.InteropServices;
 namespace FastLoad.Tests.Infrastructure;
 
 /// <summary>Makes the special files the bad-input tests need.</summary>
-internal static partial class Native
+internal static unsafe partial class Native
 {
+    private const int OpenWriteOnly = 0x1;
+    private const int OpenCreate = 0x40;
+    private const int OpenExclusive = 0x80;
+
     [LibraryImport("libc", EntryPoint = "mkfifo", StringMarshalling = StringMarshalling.Utf8, SetLastError = true)]
     private static partial int MkFifo(string path, uint mode);
+
+    // open(2) is variadic; with integer arguments only, the x64 and arm64 Linux calling conventions match this.
+    [LibraryImport("libc", EntryPoint = "open", SetLastError = true)]
+    private static partial int Open(byte* path, int flags, int mode);
+
+    [LibraryImport("libc", EntryPoint = "write", SetLastError = true)]
+    private static partial nint Write(int fd, byte* buffer, nint count);
+
+    [LibraryImport("libc", EntryPoint = "close", SetLastError = true)]
+    private static partial int Close(int fd);
+
+    [LibraryImport("libc", EntryPoint = "unlink", SetLastError = true)]
+    private static partial int Unlink(byte* path);
 
     public static string CreateFifo(string path)
     {
@@ -21,5 +38,42 @@ internal static partial class Native
         var socket = new Socket(AddressFamily.Unix, SocketType.Stream, ProtocolType.Unspecified);
         socket.Bind(new UnixDomainSocketEndPoint(path));
         return socket;
+    }
+
+    /// <summary>
+    /// Creates a file in <paramref name="directory"/> whose name is exactly <paramref name="rawName"/>: .NET strings
+    /// cannot carry a name that is not valid UTF-8, so the bytes go to open(2) as they are. Dispose the result to
+    /// delete the file: .NET cannot name it to delete it either, so the temporary directory would stay behind.
+    /// </summary>
+    public static IDisposable CreateFileWithRawName(string directory, ReadOnlySpan<byte> rawName, ReadOnlySpan<byte> contents)
+    {
+        byte[] path = [.. System.Text.Encoding.UTF8.GetBytes(directory), (byte)'/', .. rawName, 0];
+        fixed (byte* p = path)
+        fixed (byte* data = contents)
+        {
+            int fd = Open(p, OpenWriteOnly | OpenCreate | OpenExclusive, Convert.ToInt32("644", 8));
+            Assert.True(fd >= 0, $"open failed: errno {Marshal.GetLastPInvokeError()}");
+            try
+            {
+                Assert.Equal(contents.Length, (int)Write(fd, data, contents.Length));
+            }
+            finally
+            {
+                Close(fd);
+            }
+        }
+
+        return new RawNamedFile(path);
+    }
+
+    private sealed class RawNamedFile(byte[] nulTerminatedPath) : IDisposable
+    {
+        public void Dispose()
+        {
+            fixed (byte* p = nulTerminatedPath)
+            {
+                Unlink(p);
+            }
+        }
     }
 }

@@ -4,10 +4,23 @@ namespace FastLoad.Tests.Infrastructure;
 public abstract class TempDirectoryTestBase : IDisposable
 {
     protected TempDirectoryTestBase()
+        : this(Path.GetTempPath())
     {
-        Root = Path.Combine(Path.GetTempPath(), "fastload-tests", Guid.NewGuid().ToString("N"));
+    }
+
+    /// <summary>Creates the directory under <paramref name="parent"/> instead of the system's temporary folder.</summary>
+    protected TempDirectoryTestBase(string parent)
+    {
+        Root = Path.Combine(parent, "fastload-tests", Guid.NewGuid().ToString("N"));
         Directory.CreateDirectory(Root);
     }
+
+    /// <summary>
+    /// A memory-backed folder (Linux: /dev/shm) where there is one, else the temporary folder. For tests that create
+    /// and delete 100,000 files: on this project's busy VM disk that alone takes a minute, on tmpfs a few seconds.
+    /// </summary>
+    protected static string MemoryBackedTempPath { get; } =
+        OperatingSystem.IsLinux() && Directory.Exists("/dev/shm") ? "/dev/shm" : Path.GetTempPath();
 
     protected string Root { get; }
 
@@ -45,6 +58,8 @@ public abstract class TempDirectoryTestBase : IDisposable
         GC.SuppressFinalize(this);
     }
 
+    // Deleting an entry needs write and search permission on its directory, never on the entry itself: only
+    // directories are made writable, so a folder of 100,000 files costs no call per file.
     private static void MakeWritable(string directory)
     {
         if (OperatingSystem.IsWindows())
@@ -52,11 +67,11 @@ public abstract class TempDirectoryTestBase : IDisposable
             return;
         }
 
-        foreach (string entry in Directory.EnumerateFileSystemEntries(directory, "*", new EnumerationOptions { RecurseSubdirectories = true, AttributesToSkip = 0 }))
+        foreach (string entry in Directory.EnumerateDirectories(directory, "*", new EnumerationOptions { RecurseSubdirectories = true, AttributesToSkip = 0 }).Prepend(directory))
         {
             try
             {
-                if (!new FileInfo(entry).Attributes.HasFlag(FileAttributes.ReparsePoint))
+                if (!new DirectoryInfo(entry).Attributes.HasFlag(FileAttributes.ReparsePoint))
                 {
                     File.SetUnixFileMode(entry, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute);
                 }

@@ -1,0 +1,46 @@
+using System.Diagnostics;
+
+namespace FastLoad.Tests.Infrastructure;
+
+/// <summary>Runs the <c>fastload</c> tool (copied next to the tests by a project reference) in a child process.</summary>
+internal static class FastLoadTool
+{
+    private static readonly TimeSpan NoHang = TimeSpan.FromSeconds(120);
+
+    public static string DllPath { get; } = Path.Combine(AppContext.BaseDirectory, "FastLoad.Cli.dll");
+
+    /// <summary>The dotnet host running the tests, so the child runs on the same runtime.</summary>
+    public static string DotnetPath { get; } =
+        Path.GetFileNameWithoutExtension(Environment.ProcessPath) == "dotnet" ? Environment.ProcessPath! : "dotnet";
+
+    /// <summary>Runs <c>fastload</c> with <paramref name="arguments"/>, prefixed by <paramref name="launcher"/> (say, setpriv and its options).</summary>
+    public static async Task<(int ExitCode, string Output, string Error)> RunAsync(IEnumerable<string> launcher, params string[] arguments)
+    {
+        string[] command = [.. launcher, DotnetPath, DllPath, .. arguments];
+        var start = new ProcessStartInfo(command[0])
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+        };
+        foreach (string argument in command.Skip(1))
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        using var process = Process.Start(start)!;
+        Task<string> output = process.StandardOutput.ReadToEndAsync();
+        Task<string> error = process.StandardError.ReadToEndAsync();
+        try
+        {
+            await process.WaitForExitAsync().WaitAsync(NoHang);
+        }
+        catch (TimeoutException)
+        {
+            process.Kill(entireProcessTree: true);
+            throw;
+        }
+
+        return (process.ExitCode, await output, await error);
+    }
+}
