@@ -80,7 +80,10 @@ internal static unsafe partial class Interop
     internal static partial int Ioctl(int fd, ulong request, void* argument);
 
     internal const int ProtRead = 1;
+    internal const int ProtWrite = 2;
     internal const int MapShared = 1;
+    internal const int MapPrivate = 2;
+    internal const int MapAnonymous = 0x20;
 
     [LibraryImport(Libc, EntryPoint = "mmap", SetLastError = true)]
     internal static partial void* Mmap(void* address, nuint length, int protection, int flags, int fd, long offset);

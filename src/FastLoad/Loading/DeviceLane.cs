@@ -85,7 +85,7 @@ internal sealed class DeviceLane
                     continue;
                 }
 
-                await _run.Budget.AcquireAsync(file.Length, cancellationToken).ConfigureAwait(false);
+                await _run.Budget.AcquireAsync(_run.BudgetCharge(file), cancellationToken).ConfigureAwait(false);
                 await _gate.WaitAsync(cancellationToken).ConfigureAwait(false);
                 if (!await readBlock.SendAsync(file, cancellationToken).ConfigureAwait(false))
                 {

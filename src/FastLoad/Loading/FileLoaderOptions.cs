@@ -72,6 +72,10 @@ public sealed class FileLoaderOptions
     internal bool SimulateUnbufferedRefusal { get; set; }
 
     /// <summary>Gets or sets the pool the file buffers are rented from.</summary>
-    /// <value>The default value is <see langword="null"/>, meaning <see cref="ArrayPool{T}.Shared"/>.</value>
+    /// <value>
+    /// The default value is <see langword="null"/>: FastLoad's own pool, which takes arrays of up to 128 KiB from
+    /// <see cref="ArrayPool{T}.Shared"/> and keeps at most 32 MiB of larger ones, so that loading many large files does
+    /// not leave memory parked in a pool. The budget then counts each buffer's real (power-of-two) size.
+    /// </value>
     public ArrayPool<byte>? BufferPool { get; set; }
 }

@@ -53,6 +53,7 @@ internal sealed class LoadRun : IAsyncDisposable
         _readSettings = new ReadSettings
         {
             Pool = options.BufferPool ?? ArrayPool<byte>.Shared,
+            UsesDefaultBuffers = options.BufferPool is null,
             Buffering = options.Buffering,
             MemoryMapped = options.UseMemoryMapping,
             SimulateRefusal = options.SimulateUnbufferedRefusal,
@@ -156,6 +157,9 @@ internal sealed class LoadRun : IAsyncDisposable
         _stop.Dispose();
     }
 
+    /// <summary>What the file is charged against the budget from before its read is queued until it is handed over.</summary>
+    public long BudgetCharge(PlannedFile file) => _readSettings.BudgetCharge(file.Length);
+
     public Task WaitForDeliverySlotAsync(CancellationToken cancellationToken) => _deliverySlots!.WaitAsync(cancellationToken);
 
     public void Publish(LoadedFile file)
@@ -179,12 +183,13 @@ internal sealed class LoadRun : IAsyncDisposable
         {
             FileContents contents = FileReader.Read(file.Path, _readSettings, _stop.Token);
             long length = contents.Length;
-            long charge = file.Length;
-            if (length > charge)
+            long charge = BudgetCharge(file);
+            long actual = _readSettings.BudgetCharge(length);
+            if (actual > charge)
             {
                 // The file grew after it was planned; the bytes are already read, so they are charged without waiting.
-                Budget.ForceAcquire(length - charge);
-                charge = length;
+                Budget.ForceAcquire(actual - charge);
+                charge = actual;
             }
 
             result = new LoadedFile(file.Path, file.Index, contents, charge);
@@ -194,7 +199,7 @@ internal sealed class LoadRun : IAsyncDisposable
         }
         catch (Exception ex)
         {
-            result = new LoadedFile(file.Path, file.Index, ex, file.Length);
+            result = new LoadedFile(file.Path, file.Index, ex, BudgetCharge(file));
             Instruments.FilesFailed.Add(1);
         }
         finally
@@ -241,7 +246,7 @@ internal sealed class LoadRun : IAsyncDisposable
     private async Task ProduceCoreAsync()
     {
         CancellationToken cancellationToken = _stop.Token;
-        List<string> paths = FilePlanner.Enumerate(_files, cancellationToken);
+        (List<string> paths, HashSet<int> undecodable) = FilePlanner.Enumerate(_files, cancellationToken);
         long meanLength = ParallelismPolicy.MeanLength(FilePlanner.SampleLengths(paths));
         _logger.LoadStarting(paths.Count, _files, meanLength);
         int deliveryWindow = Math.Max(MinDeliveryWindow, DeliveryWindowPerRead * Math.Min(paths.Count, ParallelismPolicy.MaxAdaptiveDepth));
@@ -260,7 +265,7 @@ internal sealed class LoadRun : IAsyncDisposable
                 }
 
                 // Planned just before it is queued, so that reading starts without waiting for every file's status.
-                PlannedFile file = FilePlanner.Plan(index, paths[index]);
+                PlannedFile file = FilePlanner.Plan(index, paths[index], undecodable.Contains(index));
                 ulong key = lanePerDevice ? file.DeviceId : 0;
                 if (!lanes.TryGetValue(key, out DeviceLane? lane))
                 {

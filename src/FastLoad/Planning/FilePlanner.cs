@@ -11,9 +11,16 @@ internal static class FilePlanner
     /// <summary>How many files, spread evenly over the set, describe its size distribution.</summary>
     internal const int SampleSize = 64;
 
-    public static List<string> Enumerate(FileSet files, CancellationToken cancellationToken)
+    /// <summary>
+    /// The paths of the set, and the positions of those that cannot name one file for sure: .NET decodes a file name
+    /// that is not valid UTF-8 with U+FFFD in place of the bad bytes, so two entries of one listing can come out as
+    /// the same string; the second and later ones are marked.
+    /// </summary>
+    public static (List<string> Paths, HashSet<int> Undecodable) Enumerate(FileSet files, CancellationToken cancellationToken)
     {
         var paths = new List<string>();
+        var undecodable = new HashSet<int>();
+        HashSet<string>? seenWithReplacement = null;
         foreach (string path in files.EnumeratePaths())
         {
             if ((paths.Count & 1023) == 0)
@@ -21,10 +28,15 @@ internal static class FilePlanner
                 cancellationToken.ThrowIfCancellationRequested();
             }
 
+            if (path.Contains(ReplacementCharacter, StringComparison.Ordinal) && !(seenWithReplacement ??= new(StringComparer.Ordinal)).Add(path))
+            {
+                undecodable.Add(paths.Count);
+            }
+
             paths.Add(path);
         }
 
-        return paths;
+        return (paths, undecodable);
     }
 
     /// <summary>The lengths of up to <see cref="SampleSize"/> readable files at evenly spaced positions of the set.</summary>
@@ -44,17 +56,32 @@ internal static class FilePlanner
         return lengths;
     }
 
-    public static PlannedFile Plan(int index, string path)
+    public static PlannedFile Plan(int index, string path, bool undecodable = false)
     {
         try
         {
+            if (undecodable)
+            {
+                throw NotUtf8(path);
+            }
+
             FileStatus status = FileStatus.Get(path);
             Exception? error = status.Kind != FileKind.Regular ? ReadableFile.NotRegularFile(path, status.Kind) : null;
             return new PlannedFile(index, path, error is null ? status.Length : 0, status.DeviceId, error);
+        }
+        catch (FileNotFoundException) when (path.Contains(ReplacementCharacter, StringComparison.Ordinal))
+        {
+            // The entry was listed, so it exists: its real name is not valid UTF-8 and cannot be passed back to the OS.
+            return new PlannedFile(index, path, 0, 0, NotUtf8(path));
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or ArgumentException or NotSupportedException)
         {
             return new PlannedFile(index, path, 0, 0, ex);
         }
     }
+
+    private const char ReplacementCharacter = '\uFFFD';
+
+    private static IOException NotUtf8(string path) =>
+        new($"'{path}': the file's name is not valid UTF-8 (U+FFFD stands where .NET could not decode its bytes), so it cannot be opened by name. Rename it to load it.");
 }

@@ -16,6 +16,11 @@ internal static class FileReader
         {
             if (!settings.IsLarge(length))
             {
+                if (settings.UsesNativeBlock(length))
+                {
+                    return ReadIntoNativeBlock(handle, path, length, 1, cancellationToken);
+                }
+
                 byte[] buffer = WholeFileReader.Read(handle, path, length, settings.Pool, out int read, cancellationToken);
                 return new PooledContents(buffer, read, settings.Pool);
             }
@@ -38,8 +43,28 @@ internal static class FileReader
         }
     }
 
+    private static NativeContents ReadIntoNativeBlock(SafeFileHandle handle, string path, long length, int readsInFlight, CancellationToken cancellationToken)
+    {
+        NativeContents block = Internal.NativeBlockPool.Rent(length);
+        try
+        {
+            block.Truncate(ChunkedReader.Read(handle, path, length, ReadSettings.DefaultChunkSize, readsInFlight, 1, block.Slice, cancellationToken));
+            return block;
+        }
+        catch
+        {
+            block.Dispose();
+            throw;
+        }
+    }
+
     private static FileContents ReadLarge(SafeFileHandle handle, string path, long length, ReadSettings settings, CancellationToken cancellationToken)
     {
+        if (settings.UsesNativeBlock(length))
+        {
+            return ReadIntoNativeBlock(handle, path, length, settings.ReadsInFlight, cancellationToken);
+        }
+
         if (length <= Array.MaxLength)
         {
             byte[] buffer = settings.Pool.Rent((int)length);

@@ -51,6 +51,13 @@ internal sealed unsafe class NativeContents : FileContents
     /// <summary>Allocates <paramref name="capacity"/> bytes aligned to <paramref name="alignment"/>, freed on dispose.</summary>
     public static NativeContents AllocateAligned(long capacity, int alignment)
     {
+        if (alignment <= Internal.NativeBlockPool.Alignment)
+        {
+            // Page-aligned, and given back to the OS on dispose.
+            byte* mapped = Internal.NativeBlockPool.Allocate(capacity);
+            return new NativeContents(mapped, capacity, () => Internal.NativeBlockPool.Free(mapped, capacity));
+        }
+
         byte* pointer = (byte*)NativeMemory.AlignedAlloc((nuint)Math.Max(capacity, 1), (nuint)alignment);
         return new NativeContents(pointer, capacity, () => NativeMemory.AlignedFree(pointer));
     }

@@ -24,6 +24,15 @@ internal sealed class ReadSettings
 
     public required ArrayPool<byte> Pool { get; init; }
 
+    /// <summary>No pool was given: small files use the shared array pool, larger ones native blocks (see <see cref="Internal.NativeBlockPool"/>).</summary>
+    public bool UsesDefaultBuffers { get; init; }
+
+    /// <summary>What a file of <paramref name="length"/> bytes costs the budget: its buffer's real size with the default buffers.</summary>
+    public long BudgetCharge(long length) => UsesDefaultBuffers ? Internal.NativeBlockPool.Footprint(length) : length;
+
+    /// <summary>Whether a file of <paramref name="length"/> bytes goes into a native block rather than a pooled array.</summary>
+    public bool UsesNativeBlock(long length) => UsesDefaultBuffers && length > Internal.NativeBlockPool.SmallFileLimit;
+
     public FileBuffering Buffering { get; init; }
 
     public bool MemoryMapped { get; init; }
