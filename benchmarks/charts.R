@@ -35,10 +35,9 @@ save <- function(plot, name, width = 10, height = 7) {
   ggsave(file.path(output, name), plot, width = width, height = height, dpi = 110)
   cat("wrote", file.path(output, name), "\n")
 }
-with_argument <- function(data, argument) {
-  value <- if (argument %in% names(data)) as.character(data[[argument]]) else rep(NA, nrow(data))
-  ifelse(is.na(value) | value == "" | value == "?", data$Method, paste0(data$Method, "(", value, ")"))
-}
+# Scenarios swept over N are one method per N (AsyncWithMaxParallelCount32): split family and N.
+family <- function(method) sub("[0-9]+$", "", method)
+n_of <- function(method) suppressWarnings(as.numeric(sub("^.*?([0-9]+)$", "\\1", method, perl = TRUE)))
 fio_lines <- function(data, facet) {
   lines <- unique(data[!is.na(data$fio), c(facet, "fio")])
   if (nrow(lines) == 0) NULL else geom_hline(data = lines, aes(yintercept = fio), linetype = "dashed", colour = "firebrick")
@@ -48,18 +47,19 @@ caption <- "Cold cache. Dashed red line: fio (io_uring, O_DIRECT) on the same fi
 many <- all[grepl("ManyFiles", all$Type) & !is.na(all$mbps), ]
 if (nrow(many) > 0) {
   many$Group <- factor(many$Group, levels = unique(c("1B", "1KB", "10KB", "100KB", "1MB", many$Group)))
-  many$Scenario <- with_argument(many, "degreeOfParallelism")
-  save(ggplot(many, aes(x = reorder(Scenario, mbps), y = mbps, fill = Method == "FastLoadAutomatic")) +
+  save(ggplot(many, aes(x = reorder(Method, mbps), y = mbps, fill = Method == "FastLoadAutomatic")) +
          geom_col(show.legend = FALSE) + fio_lines(many, "Group") + coord_flip() +
          facet_wrap(~Group, scales = "free_x") +
          labs(title = "Many files (seed 001): throughput per scenario and size group", x = NULL, y = "MB/s", caption = caption),
        "throughput-many-files.png", 13, 10)
 
-  dop <- many[many$Method %in% c("AsyncWithMaxParallelCount", "ParallelForEachAsyncTuned"), ]
-  dop$dop <- number(dop$degreeOfParallelism)
+  dop <- many[family(many$Method) %in% c("AsyncWithMaxParallelCount", "ParallelForEachAsyncTuned"), ]
+  dop$dop <- n_of(dop$Method)
+  dop$Family <- family(dop$Method)
   reference <- many[many$Method %in% c("Sequential", "FastLoadAutomatic", "ParallelForEachAsync"), c("Group", "Method", "mbps")]
-  save(ggplot(dop, aes(x = dop, y = mbps, colour = Method)) + geom_line() + geom_point() +
+  save(ggplot(dop, aes(x = dop, y = mbps, colour = Family)) + geom_line() + geom_point() +
          geom_hline(data = reference, aes(yintercept = mbps, colour = Method), linetype = "dotted") +
+         labs(colour = NULL) +
          fio_lines(many, "Group") + scale_x_continuous(trans = "log2", breaks = c(4, 8, 16, 32, 64, 128, 256)) +
          facet_wrap(~Group, scales = "free_y") +
          labs(title = "Throughput vs degree of parallelism (dotted: fixed scenarios)", x = "degree of parallelism (log2)", y = "MB/s", caption = caption),
@@ -69,13 +69,12 @@ if (nrow(many) > 0) {
 large <- all[grepl("LargeFile", all$Type) & !is.na(all$mbps), ]
 if (nrow(large) > 0) {
   large$Size <- paste(large$SizeMiB, "MiB")
-  large$Scenario <- with_argument(large, "requestsInFlight")
-  save(ggplot(large, aes(x = reorder(Scenario, mbps), y = mbps)) + geom_col(fill = "steelblue") +
+  save(ggplot(large, aes(x = reorder(Method, mbps), y = mbps)) + geom_col(fill = "steelblue") +
          fio_lines(large, "Size") + coord_flip() + facet_wrap(~Size) +
          labs(title = "One large file (seed 002)", x = NULL, y = "MB/s", caption = caption),
        "throughput-large-file.png")
-  inflight <- large[large$Method == "AsyncInFlight", ]
-  inflight$n <- number(inflight$requestsInFlight)
+  inflight <- large[family(large$Method) == "AsyncInFlight", ]
+  inflight$n <- n_of(inflight$Method)
   save(ggplot(inflight, aes(x = n, y = mbps, colour = Size)) + geom_line() + geom_point() +
          scale_x_continuous(trans = "log2", breaks = c(1, 2, 4, 8, 16)) +
          labs(title = "Large file: throughput vs 1 MiB requests in flight", x = "requests in flight (log2)", y = "MB/s"),

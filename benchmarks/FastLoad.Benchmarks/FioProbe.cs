@@ -83,7 +83,9 @@ internal static class FioProbe
         if (Environment.GetEnvironmentVariable("FASTLOAD_FIO_OUTPUT") is { Length: > 0 } folder)
         {
             Directory.CreateDirectory(folder);
-            string name = string.Create(CultureInfo.InvariantCulture, $"{Path.GetFileName(target)}-{readWrite}-{blockSize}.json");
+            // The parent folder names the set: every large file is called large.txt.
+            string set = $"{Path.GetFileName(Path.GetDirectoryName(target))}-{Path.GetFileName(target)}";
+            string name = string.Create(CultureInfo.InvariantCulture, $"{set}-{readWrite}-{blockSize}.json");
             File.Copy(output, Path.Combine(folder, name), overwrite: true);
         }
     }

@@ -46,17 +46,33 @@ public class ManyFilesBenchmarks : IWorkloadSource
     [Benchmark]
     public long NewThread() => OneThreadPerFile.Run(_paths, (_, path) => SeedCopy.Copy(path));
 
-    /// <summary>An ActionBlock with MaxDegreeOfParallelism = N around the async copy.</summary>
+    /// <summary>The seed's AsyncWithMaxParallelCountN: one method per N, so that each gets a ratio to the baseline (arguments would not).</summary>
     [Benchmark]
-    [Arguments(4)]
-    [Arguments(8)]
-    [Arguments(16)]
-    [Arguments(24)]
-    [Arguments(32)]
-    [Arguments(64)]
-    [Arguments(128)]
-    [Arguments(256)]
-    public async Task<long> AsyncWithMaxParallelCount(int degreeOfParallelism)
+    public Task<long> AsyncWithMaxParallelCount4() => AsyncWithMaxParallelCountCore(4);
+
+    [Benchmark]
+    public Task<long> AsyncWithMaxParallelCount8() => AsyncWithMaxParallelCountCore(8);
+
+    [Benchmark]
+    public Task<long> AsyncWithMaxParallelCount16() => AsyncWithMaxParallelCountCore(16);
+
+    [Benchmark]
+    public Task<long> AsyncWithMaxParallelCount24() => AsyncWithMaxParallelCountCore(24);
+
+    [Benchmark]
+    public Task<long> AsyncWithMaxParallelCount32() => AsyncWithMaxParallelCountCore(32);
+
+    [Benchmark]
+    public Task<long> AsyncWithMaxParallelCount64() => AsyncWithMaxParallelCountCore(64);
+
+    [Benchmark]
+    public Task<long> AsyncWithMaxParallelCount128() => AsyncWithMaxParallelCountCore(128);
+
+    [Benchmark]
+    public Task<long> AsyncWithMaxParallelCount256() => AsyncWithMaxParallelCountCore(256);
+
+    /// <summary>An ActionBlock with MaxDegreeOfParallelism = N around the async copy.</summary>
+    private async Task<long> AsyncWithMaxParallelCountCore(int degreeOfParallelism)
     {
         long total = 0;
         var block = new ActionBlock<string>(
@@ -75,12 +91,18 @@ public class ManyFilesBenchmarks : IWorkloadSource
     [Benchmark]
     public Task<long> ParallelForEachAsync() => LoadMethods.ParallelForEachDefault.Run(_paths, CancellationToken.None);
 
-    /// <summary>Parallel.ForEachAsync + File.ReadAllBytesAsync with MaxDegreeOfParallelism set, as a user tuning it would.</summary>
+    /// <summary>Parallel.ForEachAsync with a tuned MaxDegreeOfParallelism, one method per value.</summary>
     [Benchmark]
-    [Arguments(8)]
-    [Arguments(32)]
-    [Arguments(128)]
-    public async Task<long> ParallelForEachAsyncTuned(int degreeOfParallelism)
+    public Task<long> ParallelForEachAsyncTuned8() => ParallelForEachAsyncTunedCore(8);
+
+    [Benchmark]
+    public Task<long> ParallelForEachAsyncTuned32() => ParallelForEachAsyncTunedCore(32);
+
+    [Benchmark]
+    public Task<long> ParallelForEachAsyncTuned128() => ParallelForEachAsyncTunedCore(128);
+
+    /// <summary>Parallel.ForEachAsync + File.ReadAllBytesAsync with MaxDegreeOfParallelism set, as a user tuning it would.</summary>
+    private async Task<long> ParallelForEachAsyncTunedCore(int degreeOfParallelism)
     {
         long total = 0;
         await Parallel.ForEachAsync(_paths, new ParallelOptions { MaxDegreeOfParallelism = degreeOfParallelism }, async (path, token) =>
