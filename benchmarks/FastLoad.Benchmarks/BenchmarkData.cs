@@ -26,8 +26,8 @@ internal static class BenchmarkData
     public static string DirectoryOf(string name) => Path.Combine(Root, name);
 
     /// <summary>Returns the paths of the named set, generating it first if it is missing or incomplete.</summary>
-    public static IReadOnlyList<string> GetOrCreate(string name, int count, int minSize, int maxSize) =>
-        GetOrCreate(name, directory => SyntheticFileSet.Create(directory, count, minSize, maxSize));
+    public static IReadOnlyList<string> GetOrCreate(string name, int count, int minSize, int maxSize, bool compressible = false) =>
+        GetOrCreate(name, directory => SyntheticFileSet.Create(directory, count, minSize, maxSize, compressible: compressible));
 
     /// <summary>Returns the paths of the named set, calling <paramref name="create"/> with its folder first if it is missing or incomplete.</summary>
     public static IReadOnlyList<string> GetOrCreate(string name, Func<string, IReadOnlyList<string>> create)

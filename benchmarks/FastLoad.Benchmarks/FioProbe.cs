@@ -58,12 +58,13 @@ internal static class FioProbe
         try
         {
             using Process process = Process.Start(start) ?? throw new InvalidOperationException("fio did not start.");
-            string errors = process.StandardError.ReadToEnd();
+            // Both pipes drain at once, so that neither can fill up and stall fio.
+            Task<string> errors = process.StandardError.ReadToEndAsync();
             process.StandardOutput.ReadToEnd();
             process.WaitForExit();
             if (process.ExitCode != 0 || !File.Exists(output))
             {
-                Console.Error.WriteLine($"fio failed on {target} (exit {process.ExitCode}): {errors.Trim()}");
+                Console.Error.WriteLine($"fio failed on {target} (exit {process.ExitCode}): {errors.GetAwaiter().GetResult().Trim()}");
                 return null;
             }
 
