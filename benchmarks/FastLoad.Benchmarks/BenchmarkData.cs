@@ -1,21 +1,39 @@
+using System.Globalization;
 using FastLoad.Shared;
 
 namespace FastLoad.Benchmarks;
 
 /// <summary>
 /// Where the generated file sets live: under FASTLOAD_BENCH_DATA, or a folder in the temporary directory. A set is
-/// generated once (deterministically) and reused by later runs; a marker file records that it is complete.
+/// generated once (deterministically) and reused by later runs; a file next to its folder lists its paths and records
+/// that it is complete (kept outside the folder so that fio's --opendir reads exactly the set).
 /// </summary>
 internal static class BenchmarkData
 {
-    public static string Root { get; } = Environment.GetEnvironmentVariable("FASTLOAD_BENCH_DATA")
+    /// <summary>Gets or sets the folder of the generated sets (tests point it at a temporary folder).</summary>
+    public static string Root { get; set; } = Environment.GetEnvironmentVariable("FASTLOAD_BENCH_DATA")
         ?? Path.Combine(Path.GetTempPath(), "fastload-bench");
 
+    /// <summary>Gets or sets the factor applied to the file counts of the many-files groups (FASTLOAD_BENCH_SCALE, default 1).</summary>
+    public static double Scale { get; set; } = double.TryParse(
+        Environment.GetEnvironmentVariable("FASTLOAD_BENCH_SCALE"), NumberStyles.Float, CultureInfo.InvariantCulture, out double scale) && scale > 0
+        ? scale
+        : 1.0;
+
+    /// <summary>Gets an existing folder to load as an extra "folder" group (FASTLOAD_BENCH_FOLDER), or null.</summary>
+    public static string? Folder => Environment.GetEnvironmentVariable("FASTLOAD_BENCH_FOLDER") is { Length: > 0 } folder ? folder : null;
+
+    public static string DirectoryOf(string name) => Path.Combine(Root, name);
+
     /// <summary>Returns the paths of the named set, generating it first if it is missing or incomplete.</summary>
-    public static IReadOnlyList<string> GetOrCreate(string name, int count, int minSize, int maxSize, bool compressible = false)
+    public static IReadOnlyList<string> GetOrCreate(string name, int count, int minSize, int maxSize, bool compressible = false) =>
+        GetOrCreate(name, directory => SyntheticFileSet.Create(directory, count, minSize, maxSize, compressible: compressible));
+
+    /// <summary>Returns the paths of the named set, calling <paramref name="create"/> with its folder first if it is missing or incomplete.</summary>
+    public static IReadOnlyList<string> GetOrCreate(string name, Func<string, IReadOnlyList<string>> create)
     {
-        string directory = Path.Combine(Root, name);
-        string marker = Path.Combine(directory, "complete.txt");
+        string directory = DirectoryOf(name);
+        string marker = directory + ".paths";
         if (File.Exists(marker))
         {
             return File.ReadAllLines(marker);
@@ -26,10 +44,21 @@ internal static class BenchmarkData
             Directory.Delete(directory, recursive: true);
         }
 
-        IReadOnlyList<string> paths = SyntheticFileSet.Create(directory, count, minSize, maxSize, compressible: compressible);
+        IReadOnlyList<string> paths = create(directory);
         File.WriteAllLines(marker, paths);
         return paths;
     }
+
+    /// <summary>Every regular file under <paramref name="folder"/>, in ordinal order, so that runs compare the same list.</summary>
+    public static IReadOnlyList<string> FilesUnder(string folder)
+    {
+        var options = new EnumerationOptions { RecurseSubdirectories = true, IgnoreInaccessible = true, AttributesToSkip = FileAttributes.ReparsePoint };
+        string[] paths = Directory.GetFiles(folder, "*", options);
+        Array.Sort(paths, StringComparer.Ordinal);
+        return paths;
+    }
+
+    public static long TotalBytes(IEnumerable<string> paths) => paths.Sum(path => new FileInfo(path).Length);
 
     /// <summary>Evicts the files before a measured iteration; fails loudly where that is impossible, rather than measuring memory.</summary>
     public static void EvictOrThrow(IReadOnlyList<string> paths)

@@ -1,3 +1,4 @@
+using System.Globalization;
 using BenchmarkDotNet.Columns;
 using BenchmarkDotNet.Configs;
 using BenchmarkDotNet.Diagnosers;
@@ -7,6 +8,7 @@ using BenchmarkDotNet.Exporters.Csv;
 using BenchmarkDotNet.Exporters.Json;
 using BenchmarkDotNet.Jobs;
 using BenchmarkDotNet.Reports;
+using Perfolizer.Horology;
 
 namespace FastLoad.Benchmarks;
 
@@ -17,26 +19,36 @@ namespace FastLoad.Benchmarks;
 /// </summary>
 internal static class ColdCacheConfig
 {
+    /// <summary>Measured iterations per case: FASTLOAD_BENCH_ITERATIONS, or 7.</summary>
+    private static int IterationCount =>
+        int.TryParse(Environment.GetEnvironmentVariable("FASTLOAD_BENCH_ITERATIONS"), out int count) && count > 0 ? count : 7;
+
+    /// <summary>Comma separated, invariant numbers, units in the headers only: what the chart script reads.</summary>
+    private static CsvExporter PlainCsv { get; } = new(
+        CsvSeparator.Comma,
+        new SummaryStyle(CultureInfo.InvariantCulture, printUnitsInHeader: true, sizeUnit: null, TimeUnit.Millisecond, printUnitsInContent: false, printZeroValuesInContent: true));
+
     public static IConfig Create(string[] args)
     {
         Job cold = Job.Default
             .WithStrategy(RunStrategy.Monitoring)
             .WithLaunchCount(1)
             .WithWarmupCount(1)
-            .WithIterationCount(7)
+            .WithIterationCount(IterationCount)
             .WithInvocationCount(1)
             .WithUnrollFactor(1)
             .WithId("Cold");
 
-        // An explicit --job (say --job Dry, for a smoke run) replaces the cold job instead of running beside it.
-        bool jobGiven = args.Any(arg => arg is "--job" or "-j");
+        // A job named on the command line (e.g. --job Dry for CI) replaces the cold job rather than running beside it.
+        bool jobOnCommandLine = args.Any(arg => arg is "--job" or "-j" || arg.StartsWith("--job=", StringComparison.Ordinal));
         return ManualConfig.CreateEmpty()
-            .AddJob(jobGiven ? [] : [cold])
+            .AddJob(jobOnCommandLine ? [] : [cold])
             .AddLogger(BenchmarkDotNet.Loggers.ConsoleLogger.Default)
             .AddColumnProvider(DefaultColumnProviders.Instance)
             .AddColumn(StatisticColumn.Median, BaselineRatioColumn.RatioMean)
+            .AddColumn(WorkloadColumn.All)
             .AddDiagnoser(MemoryDiagnoser.Default)
-            .AddExporter(MarkdownExporter.GitHub, CsvExporter.Default, JsonExporter.Full)
+            .AddExporter(MarkdownExporter.GitHub, PlainCsv, JsonExporter.Full)
             .WithSummaryStyle(SummaryStyle.Default.WithRatioStyle(RatioStyle.Trend))
             .WithOptions(ConfigOptions.JoinSummary);
     }

@@ -13,6 +13,11 @@ internal static class Program
 #if DEBUG
         Console.Error.WriteLine("Warning: a Debug build measures unoptimised code. Use: dotnet run -c Release --project benchmarks/FastLoad.Benchmarks");
 #endif
+        if (!FioProbe.IsInstalled)
+        {
+            Console.WriteLine("fio is not installed: no physical limit in this run (the fio columns say \"no fio\").");
+        }
+
         var summaries = BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args, ColdCacheConfig.Create(args));
         return summaries.Any(summary => summary.HasCriticalValidationErrors || summary.Reports.Any(report => !report.Success)) ? 1 : 0;
     }
