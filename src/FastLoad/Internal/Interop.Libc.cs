@@ -88,6 +88,11 @@ internal static unsafe partial class Interop
     [LibraryImport(Libc, EntryPoint = "mmap", SetLastError = true)]
     internal static partial void* Mmap(void* address, nuint length, int protection, int flags, int fd, long offset);
 
+    internal const int MadviseHugePage = 14;
+
+    [LibraryImport(Libc, EntryPoint = "madvise", SetLastError = true)]
+    internal static partial int Madvise(void* address, nuint length, int advice);
+
     [LibraryImport(Libc, EntryPoint = "munmap", SetLastError = true)]
     internal static partial int Munmap(void* address, nuint length);
 

@@ -20,6 +20,7 @@ internal static unsafe class NativeBlockPool
     internal const int MaxPooledLength = 16 * 1024 * 1024;
     internal const long RetainedBytesLimit = 32L * 1024 * 1024;
     internal const int Alignment = 4096;
+    internal const int HugePageSize = 2 * 1024 * 1024;
 
     private const int FirstBucketShift = 18; // 256 KiB: the first power of two above SmallFileLimit.
 
@@ -85,6 +86,12 @@ internal static unsafe class NativeBlockPool
         if (block == (void*)-1)
         {
             throw new OutOfMemoryException($"Could not map {size:N0} bytes for a file buffer: {Marshal.GetPInvokeErrorMessage(Marshal.GetLastPInvokeError())}.");
+        }
+
+        if (size >= HugePageSize)
+        {
+            // Transparent huge pages: a 1 GiB buffer then costs 512 page faults instead of 262,144. Advice only.
+            Interop.Madvise(block, (nuint)size, Interop.MadviseHugePage);
         }
 
         return (byte*)block;

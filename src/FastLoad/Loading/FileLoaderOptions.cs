@@ -55,7 +55,7 @@ public sealed class FileLoaderOptions
     public PhysicalOrder PhysicalOrder { get; set; } = PhysicalOrder.Auto;
 
     /// <summary>Gets or sets whether large files (16 MiB and more) are read through the page cache.</summary>
-    /// <value>The default value is <see cref="FileBuffering.Auto"/>: unbuffered from 256 MiB, buffered below.</value>
+    /// <value>The default value is <see cref="FileBuffering.Auto"/>: unbuffered from 1 GiB, buffered below.</value>
     [EnumDataType(typeof(FileBuffering))]
     public FileBuffering Buffering { get; set; } = FileBuffering.Auto;
 

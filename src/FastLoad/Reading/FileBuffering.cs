@@ -3,7 +3,7 @@ namespace FastLoad;
 /// <summary>Whether large files are read through the operating system's page cache.</summary>
 public enum FileBuffering
 {
-    /// <summary>Unbuffered for files of 256 MiB and more (one-shot reads that would otherwise evict the cache of everything else), buffered below.</summary>
+    /// <summary>Unbuffered for files of 1 GiB and more (one-shot reads that would otherwise evict that much of everything else from the cache), buffered below.</summary>
     Auto = 0,
 
     /// <summary>Always through the page cache.</summary>

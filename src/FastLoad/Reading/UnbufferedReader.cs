@@ -35,7 +35,7 @@ internal static class UnbufferedReader
             NativeContents contents = NativeContents.AllocateAligned(capacity, alignment);
             try
             {
-                long read = ChunkedReader.Read(handle, path, length, settings.ChunkSize, settings.ReadsInFlight, alignment, contents.Slice, cancellationToken);
+                long read = ChunkedReader.Read(handle, path, length, settings.ChunkSize, settings.UnbufferedReadsInFlightCount, alignment, contents.Slice, cancellationToken);
                 contents.Truncate(read);
                 return contents;
             }

@@ -8,7 +8,7 @@ public class LargeFileTests : TempDirectoryTestBase
 {
     private const int MiB = 1024 * 1024;
     private const int Threshold = 16 * MiB;
-    private const int Chunk = 4 * MiB;
+    private const int Chunk = 16 * MiB;
 
     public static TheoryData<int, FileBuffering> SizesAndModes()
     {
