@@ -1,15 +1,17 @@
 // LargeFileStreaming: hash a file of any size in constant memory at the speed of the disk. ReadChunksAsync reads
 // ahead in 4 MiB chunks within the loader's memory budget, in order; each chunk's buffer returns to the pool on Dispose.
 //
-//   dotnet run --project samples/LargeFileStreaming [file]
-// Without a file, it writes a 1 GiB file of pseudo-random bytes to the temporary folder first (and removes it).
+//   dotnet run --project samples/LargeFileStreaming [file | size-in-MiB]
+// Without a file, it writes a file of pseudo-random bytes (1 GiB, or the size given) to the temporary folder first (and removes it).
 
 using System.Diagnostics;
 using System.Security.Cryptography;
 using FastLoad;
 
 string? made = null;
-string path = args.Length > 0 ? args[0] : made = MakeFile(Path.Combine(Path.GetTempPath(), $"fastload-large-{Environment.ProcessId}.bin"), 1L << 30);
+string path = args.Length > 0 && !int.TryParse(args[0], out _)
+    ? args[0]
+    : made = MakeFile(Path.Combine(Path.GetTempPath(), $"fastload-large-{Environment.ProcessId}.bin"), (args.Length > 0 ? long.Parse(args[0], System.Globalization.CultureInfo.InvariantCulture) : 1024) << 20);
 try
 {
     if (PageCache.IsEvictionSupported)
