@@ -16,7 +16,7 @@ internal sealed class DedicatedThreadScheduler : TaskScheduler, IDisposable
     private static DedicatedThreadScheduler? t_current;
 
     private readonly BlockingCollection<Task> _queue = new();
-    private readonly int _maxThreads;
+    private int _maxThreads;
     private readonly string _name;
     private int _started;
     private int _idle;
@@ -28,7 +28,31 @@ internal sealed class DedicatedThreadScheduler : TaskScheduler, IDisposable
         _name = name;
     }
 
-    public override int MaximumConcurrencyLevel => _maxThreads;
+    public override int MaximumConcurrencyLevel => Volatile.Read(ref _maxThreads);
+
+    /// <summary>
+    /// Raises the number of threads the scheduler may start (never lowers it: the caller's gate bounds the concurrency).
+    /// Following the live limit rather than the ceiling keeps the thread count at what the load actually uses.
+    /// </summary>
+    public void AllowThreads(int maxThreads)
+    {
+        int current = Volatile.Read(ref _maxThreads);
+        while (maxThreads > current)
+        {
+            int seen = Interlocked.CompareExchange(ref _maxThreads, maxThreads, current);
+            if (seen == current)
+            {
+                if (_queue.Count > Volatile.Read(ref _idle))
+                {
+                    TryStartThread();
+                }
+
+                return;
+            }
+
+            current = seen;
+        }
+    }
 
     /// <summary>The number of threads started so far.</summary>
     public int ThreadCount => Volatile.Read(ref _started);
@@ -64,7 +88,7 @@ internal sealed class DedicatedThreadScheduler : TaskScheduler, IDisposable
     private void TryStartThread()
     {
         int started = Volatile.Read(ref _started);
-        while (started < _maxThreads)
+        while (started < Volatile.Read(ref _maxThreads))
         {
             int seen = Interlocked.CompareExchange(ref _started, started + 1, started);
             if (seen == started)

@@ -21,6 +21,7 @@ internal sealed class DeviceLane
     private readonly bool _physicalOrder;
     private readonly int _ceiling;
     private Task _completion = Task.CompletedTask;
+    private DedicatedThreadScheduler? _threads;
 
     public DeviceLane(LoadRun run, StorageDevice device, int initial, int ceiling, ParallelismController? controller, bool physicalOrder)
     {
@@ -58,9 +59,13 @@ internal sealed class DeviceLane
 
     private async Task FeedAsync(IoScheduling scheduling, CancellationToken cancellationToken)
     {
+        // As many threads as the live limit, not the ceiling: the block may start a new task for a file admitted
+        // while another task is still finishing, which would otherwise add threads up to the ceiling (measured:
+        // 10,000 small files, 480 ms with threads up to a ceiling of 256 against 400 ms with 128).
         using DedicatedThreadScheduler? threads = scheduling == IoScheduling.DedicatedThreads
-            ? new DedicatedThreadScheduler(_ceiling, $"FastLoad I/O {Device.Name}")
+            ? new DedicatedThreadScheduler(_gate.Limit, $"FastLoad I/O {Device.Name}")
             : null;
+        _threads = threads;
         var readBlock = new ActionBlock<PlannedFile>(
             ReadOne,
             new ExecutionDataflowBlockOptions
@@ -152,6 +157,7 @@ internal sealed class DeviceLane
             {
                 // Reported as a change, so that the up-down counter sums the limits of the loads running now.
                 _run.Instruments.Parallelism.Add(limit - _gate.Limit);
+                _threads?.AllowThreads(limit);
                 _gate.SetLimit(limit);
             }
         }

