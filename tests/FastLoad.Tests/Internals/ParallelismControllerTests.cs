@@ -149,7 +149,7 @@ public class ParallelismControllerTests
     }
 
     [Fact]
-    public void OnCompleted_BeforeAWindowHasPassed_DoesNotChangeTheLimit()
+    public void OnCompleted_BeforeTheInitialRest_DoesNotChangeTheLimit()
     {
         var time = new ManualTimeProvider();
         var controller = new ParallelismController(8, ceiling: 64, countFiles: true, time);
@@ -159,7 +159,14 @@ public class ParallelismControllerTests
             Assert.Null(controller.OnCompleted(4096, 1));
         }
 
+        // The first trial waits for InitialRestWindows windows; then the controller tries another limit.
+        for (int window = 0; window < ParallelismController.InitialRestWindows; window++)
+        {
+            time.Advance(ParallelismController.DefaultWindow);
+            Assert.Null(controller.OnCompleted(4096, 8));
+        }
+
         time.Advance(ParallelismController.DefaultWindow);
-        Assert.NotNull(controller.OnCompleted(4096, 1));
+        Assert.Equal(16, controller.OnCompleted(4096, 8));
     }
 }
