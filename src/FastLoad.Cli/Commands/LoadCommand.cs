@@ -71,14 +71,19 @@ internal static class LoadCommand
         LoadSummary summary;
         try
         {
-            summary = await loader.LoadAsync(
+            Task<LoadSummary> Load(Action<long>? loaded) => loader.LoadAsync(
                 files,
                 (file, _) =>
                 {
                     sums?.Add(file.Data.Span);
+                    loaded?.Invoke(file.Length);
                     return ValueTask.CompletedTask;
                 },
                 cancellationToken);
+
+            summary = LoadProgress.IsWanted(json)
+                ? await LoadProgress.RunAsync(EnumerateQuietly(files).Count(), loaded => Load(loaded))
+                : await Load(null);
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
         {
