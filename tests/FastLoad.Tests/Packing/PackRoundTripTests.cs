@@ -13,7 +13,7 @@ public sealed class PackRoundTripTests : PackTestBase
         {
             foreach (int blockSize in new[] { SmallBlock, 64 * 1024 })
             {
-                foreach (int size in new[] { 0, 1, 4095, 4096, 4097, blockSize - 1, blockSize, blockSize + 1, 3 * 1024 * 1024 })
+                foreach (int size in new[] { 0, 1, 4095, 4096, 4097, blockSize - 1, blockSize, blockSize + 1, 3 * 1024 * 1024 }.Distinct())
                 {
                     grid.Add(kind, blockSize, size);
                 }
