@@ -26,11 +26,6 @@ internal sealed class ByteBudget
         get { lock (_gate) return _peak; }
     }
 
-    public long InUse
-    {
-        get { lock (_gate) return _inUse; }
-    }
-
     public ValueTask AcquireAsync(long bytes, CancellationToken cancellationToken)
     {
         lock (_gate)

@@ -54,9 +54,6 @@ internal sealed class DedicatedThreadScheduler : TaskScheduler, IDisposable
         }
     }
 
-    /// <summary>The number of threads started so far.</summary>
-    public int ThreadCount => Volatile.Read(ref _started);
-
     /// <summary>Lets the threads finish what is queued and exit.</summary>
     public void Dispose() => _queue.CompleteAdding();
 

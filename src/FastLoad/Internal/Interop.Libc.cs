@@ -31,7 +31,6 @@ internal static unsafe partial class Interop
     internal const int EACCES = 13;
     internal const int EPERM = 1;
     internal const int ENOTDIR = 20;
-    internal const int EISDIR = 21;
     internal const int ENAMETOOLONG = 36;
     internal const int ELOOP = 40;
 
@@ -98,6 +97,13 @@ internal static unsafe partial class Interop
 
     [LibraryImport(Libc, EntryPoint = "mincore", SetLastError = true)]
     internal static partial int Mincore(void* address, nuint length, byte* vector);
+
+    internal const int FcntlGetFlags = 3;
+    internal const int FcntlSetFlags = 4;
+
+    // fcntl(2) is variadic; with integer arguments only, the calling conventions match a fixed signature (as for open).
+    [LibraryImport(Libc, EntryPoint = "fcntl", SetLastError = true)]
+    internal static partial int Fcntl(int fd, int command, int argument);
 
     [LibraryImport(Libc, EntryPoint = "fsync", SetLastError = true)]
     internal static partial int Fsync(int fd);

@@ -18,7 +18,7 @@ internal static class FileReader
             {
                 if (settings.UsesNativeBlock(length))
                 {
-                    return ReadIntoNativeBlock(handle, path, length, 1, cancellationToken);
+                    return ReadIntoNativeBlock(handle, path, length, settings.ChunkSize, 1, cancellationToken);
                 }
 
                 byte[] buffer = WholeFileReader.Read(handle, path, length, settings.Pool, out int read, cancellationToken);
@@ -30,7 +30,7 @@ internal static class FileReader
                 return Map(ref handle, length);
             }
 
-            if (settings.WantsUnbuffered(length) && UnbufferedReader.TryRead(path, length, settings, cancellationToken) is { } direct)
+            if (settings.WantsUnbuffered(length) && UnbufferedReader.TryRead(handle, path, length, settings, cancellationToken) is { } direct)
             {
                 return direct;
             }
@@ -43,12 +43,12 @@ internal static class FileReader
         }
     }
 
-    private static NativeContents ReadIntoNativeBlock(SafeFileHandle handle, string path, long length, int readsInFlight, CancellationToken cancellationToken)
+    private static NativeContents ReadIntoNativeBlock(SafeFileHandle handle, string path, long length, int chunkSize, int readsInFlight, CancellationToken cancellationToken)
     {
         NativeContents block = Internal.NativeBlockPool.Rent(length);
         try
         {
-            block.Truncate(ChunkedReader.Read(handle, path, length, ReadSettings.DefaultChunkSize, readsInFlight, 1, block.Slice, cancellationToken));
+            block.Truncate(ChunkedReader.Read(handle, path, length, chunkSize, readsInFlight, 1, block.Slice, cancellationToken));
             return block;
         }
         catch
@@ -62,7 +62,7 @@ internal static class FileReader
     {
         if (settings.UsesNativeBlock(length))
         {
-            return ReadIntoNativeBlock(handle, path, length, settings.ReadsInFlight, cancellationToken);
+            return ReadIntoNativeBlock(handle, path, length, settings.ChunkSize, settings.ReadsInFlight, cancellationToken);
         }
 
         if (length <= Array.MaxLength)

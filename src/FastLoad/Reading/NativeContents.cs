@@ -27,25 +27,20 @@ internal sealed unsafe class NativeContents : FileContents
         ? new NativeMemoryManager(Pointer, (int)_length).Memory
         : throw new InvalidOperationException($"The file is {_length:N0} bytes, more than one block of memory can hold; use LoadedFile.Sequence.");
 
-    public override ReadOnlySequence<byte> Sequence
+    public override ReadOnlySequence<byte> Sequence => _length <= SegmentedContents.SegmentSize
+        ? new ReadOnlySequence<byte>(Memory)
+        : MemorySegment.Chain(Blocks());
+
+    /// <summary>Views of at most 1 GiB each, covering the contents in order.</summary>
+    private List<ReadOnlyMemory<byte>> Blocks()
     {
-        get
+        var blocks = new List<ReadOnlyMemory<byte>>();
+        for (long start = 0; start < _length; start += SegmentedContents.SegmentSize)
         {
-            if (_length <= SegmentedContents.SegmentSize)
-            {
-                return new ReadOnlySequence<byte>(Memory);
-            }
-
-            MemorySegment? first = null;
-            MemorySegment? last = null;
-            for (long start = 0; start < _length; start += SegmentedContents.SegmentSize)
-            {
-                var memory = new NativeMemoryManager(Pointer + start, (int)Math.Min(SegmentedContents.SegmentSize, _length - start)).Memory;
-                last = last is null ? first = new MemorySegment(memory, 0) : last.Append(memory);
-            }
-
-            return new ReadOnlySequence<byte>(first!, 0, last!, last!.Memory.Length);
+            blocks.Add(new NativeMemoryManager(Pointer + start, (int)Math.Min(SegmentedContents.SegmentSize, _length - start)).Memory);
         }
+
+        return blocks;
     }
 
     /// <summary>Allocates <paramref name="capacity"/> bytes aligned to <paramref name="alignment"/>, freed on dispose.</summary>

@@ -39,28 +39,11 @@ internal sealed class SegmentedContents : FileContents
     public override ReadOnlyMemory<byte> Memory => throw new InvalidOperationException(
         $"The file is {_length:N0} bytes, more than one block of memory can hold; use LoadedFile.Sequence.");
 
-    public override ReadOnlySequence<byte> Sequence
-    {
-        get
-        {
-            MemorySegment? first = null;
-            MemorySegment? last = null;
-            for (int i = 0; i < _segments.Length; i++)
-            {
-                long start = (long)i << SegmentShift;
-                int count = (int)Math.Min(SegmentSize, _length - start);
-                if (count <= 0)
-                {
-                    break;
-                }
-
-                var memory = new ReadOnlyMemory<byte>(_segments[i], 0, count);
-                last = last is null ? first = new MemorySegment(memory, 0) : last.Append(memory);
-            }
-
-            return first is null ? ReadOnlySequence<byte>.Empty : new ReadOnlySequence<byte>(first, 0, last!, last!.Memory.Length);
-        }
-    }
+    public override ReadOnlySequence<byte> Sequence => MemorySegment.Chain(
+        Enumerable.Range(0, _segments.Length)
+            .Select(i => (Start: (long)i << SegmentShift, Array: _segments[i]))
+            .Where(segment => segment.Start < _length)
+            .Select(segment => new ReadOnlyMemory<byte>(segment.Array, 0, (int)Math.Min(SegmentSize, _length - segment.Start))));
 
     /// <summary>The span of <paramref name="length"/> bytes at <paramref name="offset"/>; never crosses a segment.</summary>
     public Span<byte> Slice(long offset, int length) =>
@@ -88,6 +71,19 @@ internal sealed class MemorySegment : ReadOnlySequenceSegment<byte>
     {
         Memory = memory;
         RunningIndex = runningIndex;
+    }
+
+    /// <summary>One sequence over <paramref name="blocks"/>, in order.</summary>
+    public static ReadOnlySequence<byte> Chain(IEnumerable<ReadOnlyMemory<byte>> blocks)
+    {
+        MemorySegment? first = null;
+        MemorySegment? last = null;
+        foreach (ReadOnlyMemory<byte> block in blocks)
+        {
+            last = last is null ? first = new MemorySegment(block, 0) : last.Append(block);
+        }
+
+        return first is null ? ReadOnlySequence<byte>.Empty : new ReadOnlySequence<byte>(first, 0, last!, last!.Memory.Length);
     }
 
     public MemorySegment Append(ReadOnlyMemory<byte> memory)

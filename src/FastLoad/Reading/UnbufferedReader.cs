@@ -7,15 +7,16 @@ namespace FastLoad.Reading;
 /// <summary>
 /// Reads a large file around the page cache (Linux <c>O_DIRECT</c>) into native memory aligned as the device
 /// requires: no copy through the cache, and the cache of everything else is left as it was. Requests are whole
-/// multiples of the alignment; the last one may return less (the unaligned tail). Where the file system refuses,
-/// returns <see langword="null"/> so that the caller reads buffered.
+/// multiples of the alignment; the last one may return less (the unaligned tail). O_DIRECT is switched on for the
+/// descriptor already opened and checked as a regular file, so the file is not opened twice. Where the file system
+/// refuses, the flag is switched back off and <see langword="null"/> returned, so that the caller reads buffered.
 /// </summary>
 internal static class UnbufferedReader
 {
     /// <summary>Used when the kernel does not report the alignment (before Linux 6.1): the common logical block size.</summary>
     internal const int FallbackAlignment = 4096;
 
-    public static FileContents? TryRead(string path, long length, ReadSettings settings, CancellationToken cancellationToken)
+    public static FileContents? TryRead(SafeFileHandle handle, string path, long length, ReadSettings settings, CancellationToken cancellationToken)
     {
         if (!OperatingSystem.IsLinux() || settings.SimulateRefusal)
         {
@@ -23,72 +24,62 @@ internal static class UnbufferedReader
             return null;
         }
 
-        SafeFileHandle? handle = TryOpen(path, settings, out int alignment);
-        if (handle is null)
+        int fd = (int)handle.DangerousGetHandle();
+        int flags = Interop.Fcntl(fd, Interop.FcntlGetFlags, 0);
+        if (flags < 0 || Interop.Fcntl(fd, Interop.FcntlSetFlags, flags | Interop.OpenDirect) != 0)
         {
+            // tmpfs before Linux 6.6 and others refuse O_DIRECT with EINVAL.
+            settings.ReportFallback(path, Marshal.GetPInvokeErrorMessage(Marshal.GetLastPInvokeError()));
             return null;
         }
 
-        using (handle)
+        int alignment = DirectIoAlignment(fd);
+        if (alignment == 0)
         {
-            long capacity = (length + alignment - 1) / alignment * alignment;
-            NativeContents contents = NativeContents.AllocateAligned(capacity, alignment);
-            try
-            {
-                long read = ChunkedReader.Read(handle, path, length, settings.ChunkSize, settings.UnbufferedReadsInFlightCount, alignment, contents.Slice, cancellationToken);
-                contents.Truncate(read);
-                return contents;
-            }
-            catch (IOException ex) when (ex.InnerException is IOException { HResult: Interop.EINVAL } || ex.HResult == Interop.EINVAL)
-            {
-                // Some file systems accept O_DIRECT at open and refuse the reads.
-                contents.Dispose();
-                settings.ReportFallback(path, ex.Message);
-                return null;
-            }
-            catch
-            {
-                contents.Dispose();
-                throw;
-            }
+            return Refused(fd, flags, path, settings, "the file system does not support unbuffered reads of this file");
+        }
+
+        long capacity = (length + alignment - 1) / alignment * alignment;
+        NativeContents contents = NativeContents.AllocateAligned(capacity, alignment);
+        try
+        {
+            long read = ChunkedReader.Read(handle, path, length, settings.ChunkSize, settings.UnbufferedReadsInFlightCount, alignment, contents.Slice, cancellationToken);
+            contents.Truncate(read);
+            return contents;
+        }
+        catch (IOException ex) when (ex.InnerException is IOException { HResult: Interop.EINVAL } || ex.HResult == Interop.EINVAL)
+        {
+            // Some file systems accept O_DIRECT on the descriptor and refuse the reads.
+            contents.Dispose();
+            return Refused(fd, flags, path, settings, ex.Message);
+        }
+        catch
+        {
+            contents.Dispose();
+            throw;
         }
     }
 
-    private static unsafe SafeFileHandle? TryOpen(string path, ReadSettings settings, out int alignment)
+    /// <summary>Switches O_DIRECT back off, so that the caller can read the same descriptor buffered.</summary>
+    private static FileContents? Refused(int fd, int flags, string path, ReadSettings settings, string reason)
     {
-        alignment = FallbackAlignment;
-        int flags = Interop.OpenReadOnly | Interop.OpenCloseOnExec | Interop.OpenNonBlocking | Interop.OpenNoControllingTerminal | Interop.OpenDirect;
-        int fd;
-        int errno;
-        do
-        {
-            fd = Interop.Open(path, flags, 0);
-            errno = fd < 0 ? Marshal.GetLastPInvokeError() : 0;
-        }
-        while (errno == Interop.EINTR);
+        Interop.Fcntl(fd, Interop.FcntlSetFlags, flags);
+        settings.ReportFallback(path, reason);
+        return null;
+    }
 
-        if (fd < 0)
-        {
-            // tmpfs and others refuse O_DIRECT with EINVAL; any other error the buffered path reports properly.
-            settings.ReportFallback(path, Marshal.GetPInvokeErrorMessage(errno));
-            return null;
-        }
-
-        var handle = new SafeFileHandle(fd, ownsHandle: true);
+    /// <summary>The alignment unbuffered reads need (statx DIOALIGN where the kernel reports it), or 0 where the file cannot be read unbuffered.</summary>
+    private static unsafe int DirectIoAlignment(int fd)
+    {
         byte emptyPath = 0;
-        if (Interop.StatxFd(fd, &emptyPath, Interop.AtEmptyPath, Interop.StatxDioAlign, out Interop.Statx status) == 0
-            && (status.Mask & Interop.StatxDioAlign) != 0)
+        if (Interop.StatxFd(fd, &emptyPath, Interop.AtEmptyPath, Interop.StatxDioAlign, out Interop.Statx status) != 0
+            || (status.Mask & Interop.StatxDioAlign) == 0)
         {
-            if (status.DirectIoOffsetAlignment == 0)
-            {
-                handle.Dispose();
-                settings.ReportFallback(path, "the file system does not support unbuffered reads of this file");
-                return null;
-            }
-
-            alignment = (int)Math.Max(FallbackAlignment, Math.Max(status.DirectIoMemoryAlignment, status.DirectIoOffsetAlignment));
+            return FallbackAlignment;
         }
 
-        return handle;
+        return status.DirectIoOffsetAlignment == 0
+            ? 0
+            : (int)Math.Max(FallbackAlignment, Math.Max(status.DirectIoMemoryAlignment, status.DirectIoOffsetAlignment));
     }
 }

@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Buffers;
 using Microsoft.Win32.SafeHandles;
 
@@ -18,10 +19,7 @@ internal static class WholeFileReader
     /// </summary>
     public static byte[] Read(SafeFileHandle handle, string path, long openLength, ArrayPool<byte> pool, out int length, CancellationToken cancellationToken)
     {
-        if (openLength > Array.MaxLength)
-        {
-            throw FileTooLarge(path, openLength);
-        }
+        Debug.Assert(openLength < ReadSettings.LargeFileThreshold, "Large files take the chunked path; this one fits one array.");
 
         byte[] buffer = pool.Rent(openLength == 0 ? UnknownLengthStep : (int)openLength);
         try
