@@ -64,7 +64,10 @@ internal static class LoadCommand
         FileSet files = FileSet.Concat(paths.Select(path =>
             Directory.Exists(path) ? FileSet.FromDirectory(path, pattern, recursive) : FileSet.FromPaths([path])));
 
-        string coldNote = cold ? Evict(files) : "warm (page cache as found)";
+        // Listed once, before the clock starts, for eviction and the progress bar; the timed load enumerates for itself.
+        bool progress = LoadProgress.IsWanted(json);
+        List<string> listed = cold || progress ? ListQuietly(files) : [];
+        string coldNote = cold ? Evict(listed) : "warm (page cache as found)";
         var sums = checksum ? new LoadChecksum() : null;
 
         long start = Stopwatch.GetTimestamp();
@@ -81,8 +84,8 @@ internal static class LoadCommand
                 },
                 cancellationToken);
 
-            summary = LoadProgress.IsWanted(json)
-                ? await LoadProgress.RunAsync(EnumerateQuietly(files).Count(), loaded => Load(loaded))
+            summary = progress
+                ? await LoadProgress.RunAsync(listed.Count, loaded => Load(loaded))
                 : await Load(null);
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
@@ -101,7 +104,7 @@ internal static class LoadCommand
     /// <summary>Loads every entry of a pack (sequential reads, parallel decode), with the same report and checksum as loose files.</summary>
     private static async Task<int> LoadPackAsync(string path, long budget, bool cold, bool json, bool checksum, CancellationToken cancellationToken)
     {
-        string coldNote = cold ? Evict(FileSet.FromPaths([path])) : "warm (page cache as found)";
+        string coldNote = cold ? Evict([path]) : "warm (page cache as found)";
         var sums = checksum ? new LoadChecksum() : null;
         long start = Stopwatch.GetTimestamp();
         int files = 0;
@@ -145,14 +148,14 @@ internal static class LoadCommand
         return report.Failures.Count == 0 ? ExitCodes.Success : ExitCodes.SomeFailed;
     }
 
-    private static string Evict(FileSet files)
+    private static string Evict(IEnumerable<string> paths)
     {
         if (!PageCache.IsEvictionSupported)
         {
             return "warm: evicting from the page cache is not supported on this OS";
         }
 
-        foreach (string path in EnumerateQuietly(files))
+        foreach (string path in paths)
         {
             try
             {
@@ -167,7 +170,8 @@ internal static class LoadCommand
         return "cold (fsync + posix_fadvise DONTNEED per file)";
     }
 
-    private static IEnumerable<string> EnumerateQuietly(FileSet files)
+    /// <summary>The set's paths, or none when it cannot be enumerated (the load then reports why).</summary>
+    private static List<string> ListQuietly(FileSet files)
     {
         try
         {
