@@ -28,16 +28,31 @@ internal static class ColdCacheConfig
         CsvSeparator.Comma,
         new SummaryStyle(CultureInfo.InvariantCulture, printUnitsInHeader: true, sizeUnit: null, TimeUnit.Millisecond, printUnitsInContent: false, printZeroValuesInContent: true));
 
+    /// <summary>
+    /// FASTLOAD_BENCH_FRESH_PROCESS=1: every measurement is the first load in a new process (BenchmarkDotNet's
+    /// ColdStart, one launch per iteration), JIT and fresh memory included, as an application's start-up sees it.
+    /// </summary>
+    private static bool FreshProcess => Environment.GetEnvironmentVariable("FASTLOAD_BENCH_FRESH_PROCESS") == "1";
+
     public static IConfig Create(string[] args)
     {
-        Job cold = Job.Default
-            .WithStrategy(RunStrategy.Monitoring)
-            .WithLaunchCount(1)
-            .WithWarmupCount(1)
-            .WithIterationCount(IterationCount)
-            .WithInvocationCount(1)
-            .WithUnrollFactor(1)
-            .WithId("Cold");
+        Job cold = FreshProcess
+            ? Job.Default
+                .WithStrategy(RunStrategy.ColdStart)
+                .WithLaunchCount(IterationCount)
+                .WithWarmupCount(0)
+                .WithIterationCount(1)
+                .WithInvocationCount(1)
+                .WithUnrollFactor(1)
+                .WithId("FreshProcess")
+            : Job.Default
+                .WithStrategy(RunStrategy.Monitoring)
+                .WithLaunchCount(1)
+                .WithWarmupCount(1)
+                .WithIterationCount(IterationCount)
+                .WithInvocationCount(1)
+                .WithUnrollFactor(1)
+                .WithId("Cold");
 
         // A job named on the command line (e.g. --job Dry for CI) replaces the cold job rather than running beside it.
         bool jobOnCommandLine = args.Any(arg => arg is "--job" or "-j" || arg.StartsWith("--job=", StringComparison.Ordinal));

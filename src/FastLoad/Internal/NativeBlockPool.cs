@@ -10,6 +10,9 @@ namespace FastLoad.Internal;
 /// <see cref="MaxPooledLength"/> come in powers of two and are kept for reuse up to <see cref="RetainedBytesLimit"/> in
 /// all; the rest is freed at once, so the process gives memory back as soon as a file is disposed, instead of
 /// leaving it to a pool's buckets (the shared array pool keeps dozens of arrays of every size per core) or to the GC.
+/// Larger blocks come in size classes 1/16 apart and are kept only briefly (see <see cref="LargeBlockIdleTime"/>):
+/// fresh memory costs a page fault per page, which on a VM makes a 1 GiB read into a fresh block about 3x slower
+/// than into a used one, so a load that follows another (model shards, one after the other) reuses its blocks.
 /// Blocks are aligned to 4 KiB, as unbuffered reads need. On Linux they are anonymous mappings rather than malloc
 /// memory: glibc keeps what 100+ reading threads free in their own arenas, so the process would not shrink.
 /// </summary>
@@ -22,28 +25,55 @@ internal static unsafe class NativeBlockPool
     internal const int Alignment = 4096;
     internal const int HugePageSize = 2 * 1024 * 1024;
 
+    /// <summary>A large block unused for this long (measured at the next trim, so up to twice this) goes back to the OS.</summary>
+    internal static readonly TimeSpan LargeBlockIdleTime = TimeSpan.FromSeconds(1);
+
     private const int FirstBucketShift = 18; // 256 KiB: the first power of two above SmallFileLimit.
+    private const int LargeSizeClassesPerDoubling = 16;
+
+    /// <summary>Idle large blocks kept at most: an eighth of the memory the runtime may use, at most 4 GiB.</summary>
+    private static readonly long LargeRetainedLimit = Math.Min(4L << 30, GC.GetGCMemoryInfo().TotalAvailableMemoryBytes / 8);
+
+    private static readonly List<IdleBlock> IdleLargeBlocks = [];
+    private static Timer? s_largeBlockTrimmer;
+    private static long s_retainedLarge;
 
     private static readonly ConcurrentStack<IntPtr>[] Buckets =
         Enumerable.Range(0, BitOperations.Log2(MaxPooledLength) - FirstBucketShift + 1).Select(_ => new ConcurrentStack<IntPtr>()).ToArray();
 
     private static long s_retained;
 
-    /// <summary>What a buffer for <paramref name="length"/> bytes really occupies (arrays and pooled blocks round up to a power of two).</summary>
+    /// <summary>What a buffer for <paramref name="length"/> bytes really occupies (arrays and pooled blocks round up to a power of two, large blocks to their size class).</summary>
     public static long Footprint(long length) => length switch
     {
         0 => 0,
         <= MaxPooledLength => (long)BitOperations.RoundUpToPowerOf2((ulong)Math.Max(length, 16)),
-        _ => length,
+        _ => LargeSizeClass(length),
     };
+
+    /// <summary>
+    /// <paramref name="length"/> rounded up to a multiple of 1/16 of its power of two (and of the huge page size):
+    /// at most 6.25% more, and files of similar sizes share a class, so that their blocks can be reused.
+    /// </summary>
+    internal static long LargeSizeClass(long length)
+    {
+        long granularity = Math.Max(HugePageSize, (long)BitOperations.RoundUpToPowerOf2((ulong)length) / 2 / LargeSizeClassesPerDoubling);
+        return (length + granularity - 1) / granularity * granularity;
+    }
 
     /// <summary>A block with room for <paramref name="capacity"/> bytes; disposing the contents gives it back.</summary>
     public static NativeContents Rent(long capacity)
     {
         if (capacity > MaxPooledLength)
         {
-            byte* large = Allocate(capacity);
-            return NativeContents.Wrap(large, capacity, () => Free(large, capacity));
+            long sizeClass = LargeSizeClass(capacity);
+            byte* large = TakeIdleLargeBlock(sizeClass);
+            if (large is null)
+            {
+                large = Allocate(sizeClass);
+            }
+
+            return NativeContents.Wrap(large, capacity, () => ReturnLarge(large, sizeClass));
         }
 
         int size = (int)Math.Max(BitOperations.RoundUpToPowerOf2((ulong)capacity), 1UL << FirstBucketShift);
@@ -72,6 +102,80 @@ internal static unsafe class NativeBlockPool
         }
 
         bucket.Push((IntPtr)block);
+    }
+
+    private static byte* TakeIdleLargeBlock(long size)
+    {
+        lock (IdleLargeBlocks)
+        {
+            int index = IdleLargeBlocks.FindLastIndex(block => block.Size == size);
+            if (index < 0)
+            {
+                return null;
+            }
+
+            IdleBlock taken = IdleLargeBlocks[index];
+            IdleLargeBlocks.RemoveAt(index);
+            s_retainedLarge -= size;
+            return (byte*)taken.Address;
+        }
+    }
+
+    private static void ReturnLarge(byte* block, long size)
+    {
+        lock (IdleLargeBlocks)
+        {
+            if (s_retainedLarge + size <= LargeRetainedLimit)
+            {
+                IdleLargeBlocks.Add(new IdleBlock((IntPtr)block, size, Environment.TickCount64));
+                s_retainedLarge += size;
+
+                // The timer roots nothing but this static class and does not keep the process alive.
+                s_largeBlockTrimmer ??= new Timer(static _ => TrimIdleLargeBlocks(Environment.TickCount64), null, LargeBlockIdleTime, LargeBlockIdleTime);
+                return;
+            }
+        }
+
+        Free(block, size);
+    }
+
+    /// <summary>Frees the large blocks idle for <see cref="LargeBlockIdleTime"/> at <paramref name="now"/> (<see cref="Environment.TickCount64"/>); stops the timer once none is left.</summary>
+    internal static void TrimIdleLargeBlocks(long now)
+    {
+        List<IdleBlock> expired;
+        lock (IdleLargeBlocks)
+        {
+            long cutoff = now - (long)LargeBlockIdleTime.TotalMilliseconds;
+            expired = IdleLargeBlocks.FindAll(block => block.ReturnedAt <= cutoff);
+            IdleLargeBlocks.RemoveAll(block => block.ReturnedAt <= cutoff);
+            foreach (IdleBlock block in expired)
+            {
+                s_retainedLarge -= block.Size;
+            }
+
+            if (IdleLargeBlocks.Count == 0 && s_largeBlockTrimmer is not null)
+            {
+                s_largeBlockTrimmer.Dispose();
+                s_largeBlockTrimmer = null;
+            }
+        }
+
+        foreach (IdleBlock block in expired)
+        {
+            Free((byte*)block.Address, block.Size);
+        }
+    }
+
+    /// <summary>The bytes of idle large blocks kept for reuse.</summary>
+    internal static long RetainedLargeBytes
+    {
+        get
+        {
+            lock (IdleLargeBlocks)
+            {
+                return s_retainedLarge;
+            }
+        }
     }
 
     /// <summary>Page-aligned memory of <paramref name="size"/> bytes that goes back to the OS when freed.</summary>
@@ -107,4 +211,6 @@ internal static unsafe class NativeBlockPool
 
         Interop.Munmap(block, (nuint)Math.Max(size, 1));
     }
+
+    private readonly record struct IdleBlock(IntPtr Address, long Size, long ReturnedAt);
 }

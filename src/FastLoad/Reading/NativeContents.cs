@@ -48,9 +48,8 @@ internal sealed unsafe class NativeContents : FileContents
     {
         if (alignment <= Internal.NativeBlockPool.Alignment)
         {
-            // Page-aligned, and given back to the OS on dispose.
-            byte* mapped = Internal.NativeBlockPool.Allocate(capacity);
-            return new NativeContents(mapped, capacity, () => Internal.NativeBlockPool.Free(mapped, capacity));
+            // Page-aligned, pooled like every other file buffer.
+            return Internal.NativeBlockPool.Rent(capacity);
         }
 
         byte* pointer = (byte*)NativeMemory.AlignedAlloc((nuint)Math.Max(capacity, 1), (nuint)alignment);

@@ -1,0 +1,92 @@
+using FastLoad.Internal;
+using FastLoad.Reading;
+using FastLoad.Tests.Infrastructure;
+
+namespace FastLoad.Tests.Internals;
+
+// The pool is static: these tests run alone, so that no other test takes or returns blocks meanwhile.
+[Collection(ProcessWide.Name)]
+public class NativeBlockPoolTests
+{
+    private const long MiB = 1024 * 1024;
+
+    [Theory]
+    [InlineData(16 * MiB + 1, 18 * MiB)]
+    [InlineData(17 * MiB, 18 * MiB)]
+    [InlineData(32 * MiB, 32 * MiB)]
+    [InlineData(33 * MiB, 34 * MiB)]
+    [InlineData(100 * MiB, 100 * MiB)]
+    [InlineData(101 * MiB, 104 * MiB)]
+    [InlineData(1024 * MiB, 1024 * MiB)]
+    [InlineData(1024 * MiB + 1, 1088 * MiB)]
+    public void LargeSizeClass_RoundsUpToASixteenthOfThePowerOfTwoBelow(long length, long expected) =>
+        Assert.Equal(expected, NativeBlockPool.LargeSizeClass(length));
+
+    [Fact]
+    public void LargeSizeClass_NeverLessThanTheLengthNorMoreThanASixteenthAbove()
+    {
+        for (long length = 16 * MiB + 1; length < 8L << 30; length = length * 9 / 8 + 12_345)
+        {
+            long size = NativeBlockPool.LargeSizeClass(length);
+            Assert.InRange(size, length, length + (length / 16) + NativeBlockPool.HugePageSize);
+            Assert.Equal(0, size % NativeBlockPool.HugePageSize);
+            Assert.Equal(size, NativeBlockPool.Footprint(length));
+        }
+    }
+
+    [Fact]
+    public unsafe void Rent_AfterALargeBlockWasDisposed_ReusesItUntilItHasBeenIdleTooLong()
+    {
+        NativeBlockPool.TrimIdleLargeBlocks(long.MaxValue);
+        Assert.Equal(0, NativeBlockPool.RetainedLargeBytes);
+
+        NativeContents first = NativeBlockPool.Rent(40 * MiB);
+        byte* address = first.Pointer;
+        first.Slice(0, 4096).Fill(0xA5);
+        first.Dispose();
+        Assert.Equal(NativeBlockPool.LargeSizeClass(40 * MiB), NativeBlockPool.RetainedLargeBytes);
+
+        // A file of another size in the same class gets the same block, and it is no longer idle.
+        NativeContents second = NativeBlockPool.Rent((40 * MiB) - 12_345);
+        Assert.True(second.Pointer == address);
+        Assert.Equal(0, NativeBlockPool.RetainedLargeBytes);
+        second.Dispose();
+
+        // A block idle for less than the idle time stays; one idle for longer goes back to the OS.
+        NativeBlockPool.TrimIdleLargeBlocks(Environment.TickCount64);
+        Assert.Equal(NativeBlockPool.LargeSizeClass(40 * MiB), NativeBlockPool.RetainedLargeBytes);
+        NativeBlockPool.TrimIdleLargeBlocks(Environment.TickCount64 + (long)NativeBlockPool.LargeBlockIdleTime.TotalMilliseconds);
+        Assert.Equal(0, NativeBlockPool.RetainedLargeBytes);
+    }
+
+    [Fact]
+    public unsafe void Rent_OfAnotherSizeClass_GetsAFreshBlock()
+    {
+        NativeBlockPool.TrimIdleLargeBlocks(long.MaxValue);
+        NativeContents small = NativeBlockPool.Rent(40 * MiB);
+        byte* address = small.Pointer;
+        small.Dispose();
+
+        using NativeContents larger = NativeBlockPool.Rent(80 * MiB);
+        Assert.False(larger.Pointer == address);
+        Assert.Equal(NativeBlockPool.LargeSizeClass(40 * MiB), NativeBlockPool.RetainedLargeBytes);
+        NativeBlockPool.TrimIdleLargeBlocks(long.MaxValue);
+    }
+
+    [Fact]
+    public async Task IdleLargeBlocks_AreFreedByTheTimerWithoutAnotherCall()
+    {
+        NativeBlockPool.TrimIdleLargeBlocks(long.MaxValue);
+        NativeBlockPool.Rent(20 * MiB).Dispose();
+        Assert.NotEqual(0, NativeBlockPool.RetainedLargeBytes);
+
+        // Idle for one to two periods; poll with a generous bound so that a slow CI machine does not fail it.
+        var deadline = DateTime.UtcNow + TimeSpan.FromSeconds(30);
+        while (NativeBlockPool.RetainedLargeBytes != 0 && DateTime.UtcNow < deadline)
+        {
+            await Task.Delay(100);
+        }
+
+        Assert.Equal(0, NativeBlockPool.RetainedLargeBytes);
+    }
+}
