@@ -102,6 +102,7 @@ internal static unsafe partial class Interop
     internal const int FcntlSetFlags = 4;
 
     // fcntl(2) is variadic; with integer arguments only, the calling conventions match a fixed signature (as for open).
+    // macOS x64 calls it too; Apple arm64 needs another signature (Interop.Darwin.cs).
     [LibraryImport(Libc, EntryPoint = "fcntl", SetLastError = true)]
     internal static partial int Fcntl(int fd, int command, int argument);
 

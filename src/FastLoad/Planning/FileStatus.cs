@@ -4,11 +4,18 @@ namespace FastLoad.Planning;
 internal readonly partial record struct FileStatus(FileKind Kind, long Length, ulong DeviceId)
 {
     /// <summary>Describes <paramref name="path"/>, following symbolic links; throws an exception naming the path when it cannot.</summary>
-    public static FileStatus Get(string path) =>
-        OperatingSystem.IsLinux() ? GetLinux(path) : GetPortable(path);
+    public static FileStatus Get(string path)
+    {
+        if (OperatingSystem.IsLinux())
+        {
+            return GetLinux(path);
+        }
+
+        return OperatingSystem.IsWindows() ? GetWindows(path) : GetPortable(path);
+    }
 
     // Windows and macOS: FileSystemInfo tells files from directories; devices and pipes there are rare and
-    // are still rejected after open where the OS reports them.
+    // are still rejected after open where the OS reports them. No device id here (macOS: every file in one lane).
     private static FileStatus GetPortable(string path)
     {
         var info = new FileInfo(path);

@@ -1,19 +1,17 @@
-using System.Runtime.InteropServices;
-using FastLoad.Internal;
 using FastLoad.Reading;
 using Microsoft.Win32.SafeHandles;
 
 namespace FastLoad.Planning;
 
 /// <summary>Where files lie on the device, so that a spinning disk can read them in one sweep instead of seeking back and forth.</summary>
-internal static unsafe class PhysicalLayout
+internal static partial class PhysicalLayout
 {
     private const ulong Unknown = ulong.MaxValue;
 
-    /// <summary>Sorts files by the physical offset of their first extent; files whose offset is unknown keep their order, at the end.</summary>
+    /// <summary>Sorts files by the physical position of their first extent; files whose position is unknown keep their order, at the end.</summary>
     public static void Sort(List<PlannedFile> files)
     {
-        if (!OperatingSystem.IsLinux())
+        if (!OperatingSystem.IsLinux() && !OperatingSystem.IsWindows())
         {
             return;
         }
@@ -31,21 +29,22 @@ internal static unsafe class PhysicalLayout
         });
     }
 
-    /// <summary>The physical byte offset of a file's first extent (Linux FIEMAP), or <see cref="ulong.MaxValue"/> where unknown.</summary>
+    /// <summary>
+    /// Where a file's first extent lies, a key that sorts in physical order within one device: the byte offset on
+    /// Linux (FIEMAP), the logical cluster number on Windows (FSCTL_GET_RETRIEVAL_POINTERS); <see cref="ulong.MaxValue"/>
+    /// where unknown.
+    /// </summary>
     internal static ulong FirstExtentOffset(string path)
     {
         try
         {
-            using SafeFileHandle handle = ReadableFile.Open(path, out _);
-            Interop.Fiemap map = default;
-            map.Length = ulong.MaxValue;
-            map.ExtentCount = 1;
-            if (Interop.Ioctl((int)handle.DangerousGetHandle(), Interop.FsIocFiemap, &map) != 0 || map.MappedExtents == 0)
+            if (!OperatingSystem.IsLinux() && !OperatingSystem.IsWindows())
             {
                 return Unknown;
             }
 
-            return map.FirstExtentPhysical;
+            using SafeFileHandle handle = ReadableFile.Open(path, out _);
+            return OperatingSystem.IsWindows() ? FirstExtentWindows(handle) : FirstExtentLinux(handle);
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
         {

@@ -10,9 +10,10 @@ public enum FileBuffering
     Buffered = 1,
 
     /// <summary>
-    /// Around the page cache for every file of at least the large-file threshold (Linux <c>O_DIRECT</c>, into
-    /// memory aligned as the device requires). Where the file system refuses (tmpfs, some overlays), the read falls
-    /// back to buffered, and the load logs it once.
+    /// Around the page cache for every file of at least the large-file threshold, into memory aligned as the device
+    /// requires: Linux <c>O_DIRECT</c> (alignment from <c>statx</c>), Windows <c>FILE_FLAG_NO_BUFFERING</c> (sector size
+    /// from <c>FILE_STORAGE_INFO</c>), macOS <c>F_NOCACHE</c> (4 KiB). Where the platform or the file system refuses
+    /// (tmpfs, some overlays), the read falls back to buffered, and the load logs it once.
     /// </summary>
     Unbuffered = 2,
 }

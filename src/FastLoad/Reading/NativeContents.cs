@@ -4,7 +4,7 @@ using System.Runtime.InteropServices;
 namespace FastLoad.Reading;
 
 /// <summary>
-/// A file in native memory: aligned for unbuffered (O_DIRECT) reads, or a read-only view of a memory mapping.
+/// A file in native memory: aligned for unbuffered reads, or a read-only view of a memory mapping.
 /// Exposed through <see cref="MemoryManager{T}"/>s of at most 1 GiB each.
 /// </summary>
 internal sealed unsafe class NativeContents : FileContents

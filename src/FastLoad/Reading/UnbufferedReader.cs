@@ -1,44 +1,50 @@
-using System.Runtime.InteropServices;
-using FastLoad.Internal;
 using Microsoft.Win32.SafeHandles;
 
 namespace FastLoad.Reading;
 
 /// <summary>
-/// Reads a large file around the page cache (Linux <c>O_DIRECT</c>) into native memory aligned as the device
-/// requires: no copy through the cache, and the cache of everything else is left as it was. Requests are whole
-/// multiples of the alignment; the last one may return less (the unaligned tail). O_DIRECT is switched on for the
-/// descriptor already opened and checked as a regular file, so the file is not opened twice. Where the file system
-/// refuses, the flag is switched back off and <see langword="null"/> returned, so that the caller reads buffered.
+/// Reads a large file around the page cache into native memory aligned as the device requires: no copy through the
+/// cache, and the cache of everything else is left as it was. Requests are whole multiples of the alignment; the last
+/// one may return less (the unaligned tail). Linux switches <c>O_DIRECT</c> on for the descriptor already opened and
+/// checked, Windows opens a second handle with <c>FILE_FLAG_NO_BUFFERING</c>, macOS sets <c>F_NOCACHE</c> on the
+/// descriptor. Where the platform or the file system refuses, <see langword="null"/> is returned (and the refusal
+/// reported once per load), so that the caller reads the checked handle buffered.
 /// </summary>
-internal static class UnbufferedReader
+internal static partial class UnbufferedReader
 {
-    /// <summary>Used when the kernel does not report the alignment (before Linux 6.1): the common logical block size.</summary>
+    /// <summary>Used where the system does not report the alignment (Linux before 6.1, macOS): the common logical block size.</summary>
     internal const int FallbackAlignment = 4096;
 
     public static FileContents? TryRead(SafeFileHandle handle, string path, long length, ReadSettings settings, CancellationToken cancellationToken)
     {
-        if (!OperatingSystem.IsLinux() || settings.SimulateRefusal)
+        if (settings.SimulateRefusal)
         {
-            settings.ReportFallback(path, settings.SimulateRefusal ? "refusal simulated" : "unbuffered reads are implemented for Linux only");
+            settings.ReportFallback(path, "refusal simulated");
             return null;
         }
 
-        int fd = (int)handle.DangerousGetHandle();
-        int flags = Interop.Fcntl(fd, Interop.FcntlGetFlags, 0);
-        if (flags < 0 || Interop.Fcntl(fd, Interop.FcntlSetFlags, flags | Interop.OpenDirect) != 0)
+        if (OperatingSystem.IsLinux())
         {
-            // tmpfs before Linux 6.6 and others refuse O_DIRECT with EINVAL.
-            settings.ReportFallback(path, Marshal.GetPInvokeErrorMessage(Marshal.GetLastPInvokeError()));
-            return null;
+            return TryReadLinux(handle, path, length, settings, cancellationToken);
         }
 
-        int alignment = DirectIoAlignment(fd);
-        if (alignment == 0)
+        if (OperatingSystem.IsWindows())
         {
-            return Refused(fd, flags, path, settings, "the file system does not support unbuffered reads of this file");
+            return TryReadWindows(handle, path, length, settings, cancellationToken);
         }
 
+        if (OperatingSystem.IsMacOS())
+        {
+            return TryReadMacOS(handle, path, length, settings, cancellationToken);
+        }
+
+        settings.ReportFallback(path, "unbuffered reads are not implemented on this platform");
+        return null;
+    }
+
+    /// <summary>Reads the file into memory aligned to <paramref name="alignment"/>, every request a whole multiple of it; frees the memory on failure.</summary>
+    private static NativeContents ReadAligned(SafeFileHandle handle, string path, long length, int alignment, ReadSettings settings, CancellationToken cancellationToken)
+    {
         long capacity = (length + alignment - 1) / alignment * alignment;
         NativeContents contents = NativeContents.AllocateAligned(capacity, alignment);
         try
@@ -47,39 +53,10 @@ internal static class UnbufferedReader
             contents.Truncate(read);
             return contents;
         }
-        catch (IOException ex) when (ex.InnerException is IOException { HResult: Interop.EINVAL } || ex.HResult == Interop.EINVAL)
-        {
-            // Some file systems accept O_DIRECT on the descriptor and refuse the reads.
-            contents.Dispose();
-            return Refused(fd, flags, path, settings, ex.Message);
-        }
         catch
         {
             contents.Dispose();
             throw;
         }
-    }
-
-    /// <summary>Switches O_DIRECT back off, so that the caller can read the same descriptor buffered.</summary>
-    private static FileContents? Refused(int fd, int flags, string path, ReadSettings settings, string reason)
-    {
-        Interop.Fcntl(fd, Interop.FcntlSetFlags, flags);
-        settings.ReportFallback(path, reason);
-        return null;
-    }
-
-    /// <summary>The alignment unbuffered reads need (statx DIOALIGN where the kernel reports it), or 0 where the file cannot be read unbuffered.</summary>
-    private static unsafe int DirectIoAlignment(int fd)
-    {
-        byte emptyPath = 0;
-        if (Interop.StatxFd(fd, &emptyPath, Interop.AtEmptyPath, Interop.StatxDioAlign, out Interop.Statx status) != 0
-            || (status.Mask & Interop.StatxDioAlign) == 0)
-        {
-            return FallbackAlignment;
-        }
-
-        return status.DirectIoOffsetAlignment == 0
-            ? 0
-            : (int)Math.Max(FallbackAlignment, Math.Max(status.DirectIoMemoryAlignment, status.DirectIoOffsetAlignment));
     }
 }

@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using System.Text;
 
 namespace FastLoad;
 
@@ -9,19 +10,36 @@ public static partial class StorageProbe
 
     /// <summary>Describes the device that holds <paramref name="path"/>.</summary>
     /// <param name="path">A file or directory.</param>
-    /// <returns>The device; <see cref="StorageKind.Unknown"/> where the platform or the file system does not say (Windows and macOS: not probed yet).</returns>
+    /// <returns>
+    /// The device; <see cref="StorageKind.Unknown"/> where the platform or the file system does not say. Linux follows
+    /// the mount to its block device in sysfs. Windows asks the volume's disk (<c>IOCTL_STORAGE_QUERY_PROPERTY</c>: seek
+    /// penalty, bus, model) and the drive type (network, RAM disk). macOS tells only network and memory file systems
+    /// apart (<c>statfs</c>); other volumes are <see cref="StorageKind.Unknown"/>.
+    /// </returns>
     /// <exception cref="ArgumentException"><paramref name="path"/> is <see langword="null"/> or empty.</exception>
     /// <exception cref="IOException"><paramref name="path"/> cannot be examined; the message names it.</exception>
     public static StorageDevice Describe(string path)
     {
         ArgumentException.ThrowIfNullOrEmpty(path);
-        if (!OperatingSystem.IsLinux())
+
+        // Throws, naming the path, where it does not exist; every later failure only leaves fields unknown.
+        Planning.FileStatus status = Planning.FileStatus.Get(path);
+        if (OperatingSystem.IsLinux())
         {
-            return new StorageDevice(string.Empty, Path.GetPathRoot(Path.GetFullPath(path)) ?? path, StorageKind.Unknown, StorageBus.Unknown, null, null, null, null);
+            return DescribeDevice(status.DeviceId);
         }
 
-        Planning.FileStatus status = Planning.FileStatus.Get(path);
-        return DescribeDevice(status.DeviceId);
+        if (OperatingSystem.IsWindows())
+        {
+            return DescribeWindows(path);
+        }
+
+        if (OperatingSystem.IsMacOS())
+        {
+            return DescribeMacOS(path);
+        }
+
+        return new StorageDevice(string.Empty, Path.GetPathRoot(Path.GetFullPath(path)) ?? path, StorageKind.Unknown, StorageBus.Unknown, null, null, null, null);
     }
 
     /// <summary>Describes a device by the id <c>statx</c> gave a file on it (major in the high 32 bits).</summary>
@@ -31,5 +49,13 @@ public static partial class StorageProbe
         uint minor = (uint)deviceId;
         string id = $"{major}:{minor}";
         return Cache.GetOrAdd(id, static (key, numbers) => ProbeLinux(key, numbers.major, numbers.minor), (major, minor));
+    }
+
+    /// <summary>The NUL-terminated text at the start of <paramref name="bytes"/>, trimmed; <see langword="null"/> where empty.</summary>
+    private static string? NativeString(ReadOnlySpan<byte> bytes)
+    {
+        int end = bytes.IndexOf((byte)0);
+        string text = Encoding.UTF8.GetString(end < 0 ? bytes : bytes[..end]).Trim();
+        return text.Length == 0 ? null : text;
     }
 }
