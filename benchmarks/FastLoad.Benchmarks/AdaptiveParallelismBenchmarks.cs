@@ -12,9 +12,17 @@ public class AdaptiveParallelismBenchmarks
     private IReadOnlyList<string> _paths = [];
     private FileLoader _loader = null!;
 
+    private static readonly string[] AllSets = ["10000 x 2-128 KiB", "200 x 4 MiB", "8 x 256 MiB"];
+
     /// <summary>The file set.</summary>
-    [Params("10000 x 2-128 KiB", "200 x 4 MiB", "8 x 256 MiB")]
+    [ParamsSource(nameof(Sets))]
     public string Set { get; set; } = "";
+
+    /// <summary>Every set, or those FASTLOAD_BENCH_SETS names (comma separated, e.g. "200 x 4 MiB").</summary>
+    public static IEnumerable<string> Sets =>
+        Environment.GetEnvironmentVariable("FASTLOAD_BENCH_SETS") is { Length: > 0 } chosen
+            ? AllSets.Where(set => chosen.Split(',', StringSplitOptions.TrimEntries).Contains(set, StringComparer.Ordinal))
+            : AllSets;
 
     /// <summary>A fixed depth, "cores x 4" (the seeds' advice), or "auto".</summary>
     [Params("1", "2", "4", "8", "16", "32", "64", "128", "cores x 4", "auto")]

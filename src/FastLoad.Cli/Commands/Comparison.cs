@@ -54,7 +54,8 @@ internal static class Comparison
         return ExitCodes.Success;
     }
 
-    private static double Median(List<double> values)
+    /// <summary>The median of some timings: the middle one, or the mean of the middle two.</summary>
+    internal static double Median(List<double> values)
     {
         double[] sorted = [.. values.Order()];
         int middle = sorted.Length / 2;

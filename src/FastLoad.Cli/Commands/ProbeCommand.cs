@@ -1,11 +1,14 @@
 using System.CommandLine;
 using System.Diagnostics;
+using System.Globalization;
 
 namespace FastLoad.Cli.Commands;
 
 /// <summary>
 /// <c>fastload probe</c>: describes the device that holds a path, then loads the files under it cold at queue depths
-/// 1, 2, 4, ... and recommends the smallest depth within 5% of the best throughput.
+/// 1, 2, 4, ... and automatically, and recommends the smallest depth within 5% of the best throughput. Each round runs
+/// every setting once, starting one further along each time, so that a shared machine's drift and the position in the
+/// round cancel out; medians are reported.
 /// </summary>
 internal static class ProbeCommand
 {
@@ -16,18 +19,22 @@ internal static class ProbeCommand
         var path = new Argument<string>("path") { Description = "A folder (or file) on the device to probe." };
         var maxDepth = new Option<int>("--max-depth") { Description = "Deepest queue to try (powers of two up to it).", DefaultValueFactory = _ => 128 };
         var limit = new Option<int>("--limit") { Description = "Most files to load per depth.", DefaultValueFactory = _ => 10_000 };
-        var command = new Command("probe", "Describe the storage device of a path and sweep the queue depth on its files, cold.") { path, maxDepth, limit };
-        command.SetAction((parse, cancellationToken) => RunAsync(parse.GetValue(path)!, parse.GetValue(maxDepth), parse.GetValue(limit), cancellationToken));
+        var rounds = new Option<int>("--rounds") { Description = "Rounds; each loads the files cold at every depth and automatically. Medians are reported.", DefaultValueFactory = _ => 3 };
+        var budget = new Option<long?>("--budget") { Description = "Memory budget in bytes (default: from the machine's memory). It bounds the files in flight whatever the depth." };
+        var command = new Command("probe", "Describe the storage device of a path and sweep the queue depth on its files, cold.") { path, maxDepth, limit, rounds, budget };
+        command.SetAction((parse, cancellationToken) => RunAsync(parse.GetValue(path)!, parse.GetValue(maxDepth), parse.GetValue(limit), parse.GetValue(rounds), parse.GetValue(budget), cancellationToken));
         return command;
     }
 
-    private static async Task<int> RunAsync(string path, int maxDepth, int limit, CancellationToken cancellationToken)
+    private static async Task<int> RunAsync(string path, int maxDepth, int limit, int rounds, long? budget, CancellationToken cancellationToken)
     {
-        if (maxDepth < 1 || maxDepth > 1024 || limit < 1)
+        if (maxDepth < 1 || maxDepth > 1024 || limit < 1 || rounds < 1 || budget < 1)
         {
-            Console.Error.WriteLine("fastload: --max-depth must be 1-1024 and --limit at least 1.");
+            Console.Error.WriteLine("fastload: --max-depth must be 1-1024, --limit, --rounds and --budget at least 1.");
             return ExitCodes.Usage;
         }
+
+        long memoryBudget = budget ?? new FileLoaderOptions().MemoryBudget;
 
         StorageDevice device;
         List<string> files;
@@ -55,25 +62,46 @@ internal static class ProbeCommand
             Console.WriteLine("Warning: this OS cannot evict files from the page cache; the sweep measures a warm cache.");
         }
 
-        Console.WriteLine($"sweep      {files.Count:N0} files, cold at each depth");
-        Console.WriteLine();
-        Console.WriteLine($"| {"depth",9} | {"files/s",9} | {"MB/s",8} |");
-        Console.WriteLine("|----------:|----------:|---------:|");
-        var throughput = new SortedDictionary<int, double>();
+        Console.WriteLine($"sweep      {files.Count:N0} files, cold at each depth, {rounds} round{(rounds == 1 ? string.Empty : "s")}, memory budget {memoryBudget / (1024 * 1024):N0} MiB");
+        var settings = new List<int?>();
         for (int depth = 1; depth <= maxDepth; depth *= 2)
         {
-            (LoadSummary summary, double seconds) = await LoadColdAsync(files, new FileLoaderOptions { MaxDegreeOfParallelism = depth }, cancellationToken);
-            throughput[depth] = summary.FileCount / seconds;
-            Console.WriteLine($"| {depth,9} | {summary.FileCount / seconds,9:N0} | {summary.ByteCount / seconds / 1e6,8:N1} |");
+            settings.Add(depth);
         }
 
-        (LoadSummary automatic, double automaticSeconds) = await LoadColdAsync(files, new FileLoaderOptions(), cancellationToken);
-        double best = throughput.Values.Max();
-        int recommended = throughput.First(pair => pair.Value >= WithinBest * best).Key;
-        Console.WriteLine($"| {"automatic",9} | {automatic.FileCount / automaticSeconds,9:N0} | {automatic.ByteCount / automaticSeconds / 1e6,8:N1} |");
+        settings.Add(null); // automatic
+        var seconds = settings.ToDictionary(setting => setting ?? 0, _ => new List<double>());
+        var automaticRuns = new List<LoadSummary>();
+        long bytes = 0;
+        for (int round = 0; round < rounds; round++)
+        {
+            foreach (int? setting in settings.Skip(round % settings.Count).Concat(settings.Take(round % settings.Count)))
+            {
+                (LoadSummary summary, double elapsed) = await LoadColdAsync(files, new FileLoaderOptions { MaxDegreeOfParallelism = setting, MemoryBudget = memoryBudget }, cancellationToken);
+                seconds[setting ?? 0].Add(elapsed);
+                bytes = summary.ByteCount;
+                if (setting is null)
+                {
+                    automaticRuns.Add(summary);
+                }
+            }
+        }
+
+        var median = seconds.ToDictionary(pair => pair.Key, pair => Comparison.Median(pair.Value));
+        double bestSeconds = median.Where(pair => pair.Key != 0).Min(pair => pair.Value);
+        Console.WriteLine();
+        Console.WriteLine($"| {"depth",9} | {"median ms",9} | {"files/s",9} | {"MB/s",8} | {"vs best",7} |");
+        Console.WriteLine("|----------:|----------:|----------:|---------:|--------:|");
+        foreach ((int key, double elapsed) in median)
+        {
+            string name = key == 0 ? "automatic" : key.ToString(CultureInfo.InvariantCulture);
+            Console.WriteLine($"| {name,9} | {elapsed * 1000,9:N0} | {files.Count / elapsed,9:N0} | {bytes / elapsed / 1e6,8:N1} | {bestSeconds / elapsed,7:P0} |");
+        }
+
+        int recommended = median.Where(pair => pair.Key != 0 && bestSeconds / pair.Value >= WithinBest).Min(pair => pair.Key);
         Console.WriteLine();
         Console.WriteLine($"recommended  {recommended} (the smallest depth within {1 - WithinBest:P0} of the best)");
-        Console.WriteLine($"automatic    started at {automatic.InitialDegreeOfParallelism}, settled at {automatic.DegreeOfParallelism} ({string.Join(" -> ", automatic.ParallelismHistory)})");
+        Console.WriteLine($"automatic    {bestSeconds / median[0]:P0} of the best fixed depth; started at {automaticRuns[0].InitialDegreeOfParallelism}, settled at {string.Join(", ", automaticRuns.Select(run => run.DegreeOfParallelism))} in the {rounds} round{(rounds == 1 ? string.Empty : "s")}");
         return ExitCodes.Success;
     }
 
