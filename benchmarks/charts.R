@@ -26,7 +26,8 @@ all <- do.call(rbind, lapply(reports, function(data) {
   for (column in setdiff(columns, names(data))) data[[column]] <- NA
   data[columns]
 }))
-number <- function(x) suppressWarnings(as.numeric(as.character(x)))
+# Invariant-culture numbers still group thousands ("1,105.5").
+number <- function(x) suppressWarnings(as.numeric(gsub(",", "", as.character(x), fixed = TRUE)))
 all$mbps <- number(all[["MB/s"]])
 all$opsps <- number(all[["ops/s"]])
 all$fio <- number(all[["fio MB/s"]])
@@ -96,4 +97,19 @@ if (nrow(sizes) > 0) {
          scale_x_log10() + scale_y_log10() +
          labs(title = "Read size vs order (seed 004): reads per second, one at a time", x = "read size (bytes, log)", y = "reads/s (log)"),
        "read-size.png", 8, 5)
+}
+
+adaptive <- all[grepl("AdaptiveParallelism", all$Type), ]
+if (nrow(adaptive) > 0) {
+  adaptive$ms <- number(adaptive[["Median [ms]"]])
+  fixed <- adaptive[grepl("^[0-9]+$", adaptive$Depth), ]
+  fixed$depth <- number(fixed$Depth)
+  rules <- adaptive[adaptive$Depth %in% c("auto", "cores x 4"), ]
+  save(ggplot(fixed, aes(x = depth, y = ms)) + geom_line(colour = "grey40") + geom_point(colour = "grey40") +
+         geom_hline(data = rules, aes(yintercept = ms, colour = Depth), linetype = "dashed") +
+         scale_x_continuous(trans = "log2", breaks = c(1, 2, 4, 8, 16, 32, 64, 128)) +
+         expand_limits(y = 0) + facet_wrap(~Set, scales = "free_y") +
+         labs(title = "Automatic parallelism against fixed depths (lower is better)", x = "fixed degree of parallelism (log2)",
+              y = "median ms", colour = NULL, caption = "Cold cache. Dashed: automatic, and the seeds' rule (cores x 4)."),
+       "adaptive-parallelism.png", 12, 5)
 }

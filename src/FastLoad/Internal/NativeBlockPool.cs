@@ -11,8 +11,10 @@ namespace FastLoad.Internal;
 /// all; the rest is freed at once, so the process gives memory back as soon as a file is disposed, instead of
 /// leaving it to a pool's buckets (the shared array pool keeps dozens of arrays of every size per core) or to the GC.
 /// Larger blocks come in size classes 1/16 apart and are kept only briefly (see <see cref="LargeBlockIdleTime"/>):
-/// fresh memory costs a page fault per page, which on a VM makes a 1 GiB read into a fresh block about 3x slower
+/// fresh memory costs a page fault per page, which on a VM makes a 1 GiB read into a fresh block 3-5x slower
 /// than into a used one, so a load that follows another (model shards, one after the other) reuses its blocks.
+/// Mapping a new large block first frees every idle one, so idle blocks never raise what the process holds above
+/// what its loads held at once.
 /// Blocks are aligned to 4 KiB, as unbuffered reads need. On Linux they are anonymous mappings rather than malloc
 /// memory: glibc keeps what 100+ reading threads free in their own arenas, so the process would not shrink.
 /// </summary>
@@ -70,6 +72,9 @@ internal static unsafe class NativeBlockPool
             byte* large = TakeIdleLargeBlock(sizeClass);
             if (large is null)
             {
+                // Idle blocks of other classes go first: then the idle and the used blocks together never hold more
+                // than the used ones did when a block was last mapped, which the loads' budgets bound.
+                Free(RemoveIdleLargeBlocks(static _ => true));
                 large = Allocate(sizeClass);
             }
 
@@ -142,13 +147,17 @@ internal static unsafe class NativeBlockPool
     /// <summary>Frees the large blocks idle for <see cref="LargeBlockIdleTime"/> at <paramref name="now"/> (<see cref="Environment.TickCount64"/>); stops the timer once none is left.</summary>
     internal static void TrimIdleLargeBlocks(long now)
     {
-        List<IdleBlock> expired;
+        long cutoff = now - (long)LargeBlockIdleTime.TotalMilliseconds;
+        Free(RemoveIdleLargeBlocks(block => block.ReturnedAt <= cutoff));
+    }
+
+    private static List<IdleBlock> RemoveIdleLargeBlocks(Predicate<IdleBlock> match)
+    {
         lock (IdleLargeBlocks)
         {
-            long cutoff = now - (long)LargeBlockIdleTime.TotalMilliseconds;
-            expired = IdleLargeBlocks.FindAll(block => block.ReturnedAt <= cutoff);
-            IdleLargeBlocks.RemoveAll(block => block.ReturnedAt <= cutoff);
-            foreach (IdleBlock block in expired)
+            List<IdleBlock> removed = IdleLargeBlocks.FindAll(match);
+            IdleLargeBlocks.RemoveAll(match);
+            foreach (IdleBlock block in removed)
             {
                 s_retainedLarge -= block.Size;
             }
@@ -158,9 +167,14 @@ internal static unsafe class NativeBlockPool
                 s_largeBlockTrimmer.Dispose();
                 s_largeBlockTrimmer = null;
             }
-        }
 
-        foreach (IdleBlock block in expired)
+            return removed;
+        }
+    }
+
+    private static void Free(List<IdleBlock> blocks)
+    {
+        foreach (IdleBlock block in blocks)
         {
             Free((byte*)block.Address, block.Size);
         }
