@@ -43,7 +43,10 @@ internal static partial class PhysicalLayout
                 return Unknown;
             }
 
-            using SafeFileHandle handle = ReadableFile.Open(path, out _);
+            // Windows: a synchronous handle, because the control code is sent without an OVERLAPPED (ReadableFile's are overlapped there).
+            using SafeFileHandle handle = OperatingSystem.IsWindows()
+                ? File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete)
+                : ReadableFile.Open(path, out _);
             return OperatingSystem.IsWindows() ? FirstExtentWindows(handle) : FirstExtentLinux(handle);
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)

@@ -16,7 +16,10 @@ internal static partial class ReadableFile
             return OpenLinux(path, out length);
         }
 
-        SafeFileHandle handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
+        // Windows runs the requests on a synchronous handle one after another, so the reads in flight of a large file
+        // would queue; on an overlapped handle RandomAccess still reads synchronously, and they run at once.
+        FileOptions options = OperatingSystem.IsWindows() ? FileOptions.Asynchronous : FileOptions.None;
+        SafeFileHandle handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete, options);
         try
         {
             length = RandomAccess.GetLength(handle);
