@@ -12,7 +12,10 @@ internal static class LoadProgress
     public static bool IsWanted(bool json) =>
         !json && !Console.IsOutputRedirected && AnsiConsole.Profile.Capabilities.Interactive;
 
-    /// <summary>Runs <paramref name="load"/>, passing it a callback to report each loaded file's length.</summary>
+    // The bar is redrawn a few times a second anyway; updating it once per file (24k files/s) cost about 10% of the load.
+    private static readonly TimeSpan UpdateInterval = TimeSpan.FromMilliseconds(100);
+
+    /// <summary>Runs <paramref name="load"/>, passing it a callback to report each loaded file's length; the bar follows the counts every 100 ms.</summary>
     public static async Task<T> RunAsync<T>(int fileCount, Func<Action<long>, Task<T>> load)
     {
         T result = default!;
@@ -25,17 +28,28 @@ internal static class LoadProgress
                 long files = 0;
                 long bytes = 0;
                 long start = Stopwatch.GetTimestamp();
-                result = await load(length =>
+                void Show()
                 {
-                    long done = Interlocked.Increment(ref files);
-                    long total = Interlocked.Add(ref bytes, length);
-                    task.Increment(1);
-                    if ((done & 63) == 0)
-                    {
-                        double seconds = Math.Max(Stopwatch.GetElapsedTime(start).TotalSeconds, 1e-3);
-                        task.Description = $"{done:N0} files, {total / 1e6:N0} MB, {total / seconds / 1e6:N0} MB/s";
-                    }
+                    long done = Interlocked.Read(ref files);
+                    long total = Interlocked.Read(ref bytes);
+                    double seconds = Math.Max(Stopwatch.GetElapsedTime(start).TotalSeconds, 1e-3);
+                    task.Value = done;
+                    task.Description = $"{done:N0} files, {total / 1e6:N0} MB, {total / seconds / 1e6:N0} MB/s";
+                }
+
+                Task<T> loading = load(length =>
+                {
+                    Interlocked.Increment(ref files);
+                    Interlocked.Add(ref bytes, length);
                 });
+                using var timer = new PeriodicTimer(UpdateInterval);
+                while (await Task.WhenAny(loading, timer.WaitForNextTickAsync().AsTask()) != loading)
+                {
+                    Show();
+                }
+
+                Show();
+                result = await loading;
             });
         return result;
     }
