@@ -8,7 +8,15 @@ internal static class PackExtraction
     /// real directory, not a symbolic link (which could point anywhere); an existing file in the entry's place is
     /// removed unless it is a link or a directory, so the caller can create the file anew (O_EXCL does not follow links).
     /// </summary>
-    public static string PrepareTarget(string root, string name, HashSet<string> safeDirectories)
+    /// <param name="root">The extraction folder, a full path.</param>
+    /// <param name="name">The entry's name.</param>
+    /// <param name="safeDirectories">Folders already checked in this extraction.</param>
+    /// <param name="extracted">
+    /// Files already written in this extraction, by target path ignoring case, to their entry names: two entries that
+    /// differ only by case are one file where the file system ignores case (Windows, macOS by default), and the second
+    /// must not silently replace the first.
+    /// </param>
+    public static string PrepareTarget(string root, string name, HashSet<string> safeDirectories, Dictionary<string, string> extracted)
     {
         string target = Path.GetFullPath(Path.Combine(root, name.Replace('/', Path.DirectorySeparatorChar)));
         string rootWithSeparator = Path.EndsInDirectorySeparator(root) ? root : root + Path.DirectorySeparatorChar;
@@ -59,9 +67,27 @@ internal static class PackExtraction
 
         if (existing.Exists)
         {
+            // The file is there under another name only where the file system ignores case: it is an earlier entry's.
+            if (extracted.TryGetValue(target, out string? earlier) && !IsListedExactly(target))
+            {
+                throw new IOException(
+                    $"The entry '{name}' is not written: the file system of '{Path.GetDirectoryName(target)}' ignores case, so it is the file of the entry '{earlier}', already extracted.");
+            }
+
             existing.Delete();
         }
 
+        extracted[target] = name;
         return target;
+    }
+
+    /// <summary>A dictionary for <see cref="PrepareTarget"/>'s extracted files.</summary>
+    public static Dictionary<string, string> CreateExtractedFiles() => new(StringComparer.OrdinalIgnoreCase);
+
+    private static bool IsListedExactly(string path)
+    {
+        string fileName = Path.GetFileName(path);
+        return Directory.EnumerateFileSystemEntries(Path.GetDirectoryName(path)!)
+            .Any(entry => string.Equals(Path.GetFileName(entry), fileName, StringComparison.Ordinal));
     }
 }

@@ -332,7 +332,7 @@ public sealed class PackReader : IAsyncDisposable
     /// <exception cref="ArgumentException"><paramref name="directory"/> is <see langword="null"/> or empty.</exception>
     /// <exception cref="ObjectDisposedException">The reader was disposed.</exception>
     /// <exception cref="InvalidDataException">A block does not decode, or an entry does not match its hash.</exception>
-    /// <exception cref="IOException">A file could not be written, or a symbolic link or non-directory stands where an entry's folder or file goes.</exception>
+    /// <exception cref="IOException">A file could not be written, a symbolic link or non-directory stands where an entry's folder or file goes, or two entries differ only by case and the file system ignores case (the second is not written).</exception>
     /// <exception cref="UnauthorizedAccessException">A file or folder could not be created.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
     public Task ExtractAsync(string directory, CancellationToken cancellationToken = default)
@@ -346,11 +346,12 @@ public sealed class PackReader : IAsyncDisposable
     {
         Directory.CreateDirectory(root);
         var safeDirectories = new HashSet<string>(StringComparer.Ordinal);
+        Dictionary<string, string> extracted = PackExtraction.CreateExtractedFiles();
         await foreach (LoadedFile entry in LoadAllAsync(cancellationToken).ConfigureAwait(false))
         {
             using (entry)
             {
-                string target = PackExtraction.PrepareTarget(root, entry.Path, safeDirectories);
+                string target = PackExtraction.PrepareTarget(root, entry.Path, safeDirectories, extracted);
                 using SafeFileHandle file = File.OpenHandle(target, FileMode.CreateNew, FileAccess.Write, FileShare.None, FileOptions.None, entry.Length);
                 await RandomAccess.WriteAsync(file, entry.Data, 0, cancellationToken).ConfigureAwait(false);
             }

@@ -68,3 +68,47 @@ public sealed class UnprivilegedChildFactAttribute : FactAttribute
         return (File.GetUnixFileMode(directory) & Needed) == Needed;
     }
 }
+
+/// <summary>Whether the temporary folder's file system tells names apart by case alone (Linux file systems do; Windows and macOS by default do not).</summary>
+internal static class FileSystemCase
+{
+    public static bool IgnoresCase { get; } = Probe();
+
+    private static bool Probe()
+    {
+        string probe = Path.Combine(Path.GetTempPath(), $"fastload-case-{Guid.NewGuid():N}");
+        File.WriteAllBytes(probe, []);
+        try
+        {
+            return File.Exists(Path.Combine(Path.GetDirectoryName(probe)!, Path.GetFileName(probe).ToUpperInvariant()));
+        }
+        finally
+        {
+            File.Delete(probe);
+        }
+    }
+}
+
+/// <summary>A fact for a file system that ignores case; skipped elsewhere with that reason.</summary>
+public sealed class CaseInsensitiveFileSystemFactAttribute : FactAttribute
+{
+    public CaseInsensitiveFileSystemFactAttribute()
+    {
+        if (!FileSystemCase.IgnoresCase)
+        {
+            Skip = "Needs a temporary folder on a file system that ignores case (Windows, macOS by default); this one tells names apart by case, and ext4/tmpfs casefold needs a kernel with CONFIG_UNICODE.";
+        }
+    }
+}
+
+/// <summary>A fact for a file system that tells names apart by case; skipped elsewhere with that reason.</summary>
+public sealed class CaseSensitiveFileSystemFactAttribute : FactAttribute
+{
+    public CaseSensitiveFileSystemFactAttribute()
+    {
+        if (FileSystemCase.IgnoresCase)
+        {
+            Skip = "Needs a temporary folder on a file system that tells names apart by case (Linux).";
+        }
+    }
+}

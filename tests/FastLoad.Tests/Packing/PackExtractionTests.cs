@@ -54,4 +54,50 @@ public sealed class PackExtractionTests : PackTestBase
 
         Assert.False(File.Exists(wouldBeCreated));
     }
+
+    [CaseSensitiveFileSystemFact]
+    public async Task ExtractAsync_EntriesDifferingOnlyByCase_WritesBothWhereTheFileSystemTellsThemApart()
+    {
+        string target = Path.Combine(Root, "out");
+        await using PackReader reader = await PackReader.OpenAsync(await CaseVariantPackAsync());
+
+        await reader.ExtractAsync(target);
+
+        Assert.Equal(TestData.Create(TestData.Text, 100, seed: 1), await File.ReadAllBytesAsync(Path.Combine(target, "F0.bin")));
+        Assert.Equal(TestData.Create(TestData.Text, 200, seed: 2), await File.ReadAllBytesAsync(Path.Combine(target, "f0.bin")));
+    }
+
+    [CaseInsensitiveFileSystemFact]
+    public async Task ExtractAsync_EntriesDifferingOnlyByCase_ThrowsRatherThanReplaceTheFirstWhereTheFileSystemIgnoresCase()
+    {
+        string target = Path.Combine(Root, "out");
+        await using PackReader reader = await PackReader.OpenAsync(await CaseVariantPackAsync());
+
+        IOException error = await Assert.ThrowsAsync<IOException>(() => reader.ExtractAsync(target));
+
+        Assert.Contains("ignores case", error.Message, StringComparison.Ordinal);
+        string survivor = Assert.Single(Directory.GetFiles(target));
+        byte[] expected = Path.GetFileName(survivor) == "F0.bin" ? TestData.Create(TestData.Text, 100, seed: 1) : TestData.Create(TestData.Text, 200, seed: 2);
+        Assert.Equal(expected, await File.ReadAllBytesAsync(survivor));
+    }
+
+    /// <summary>
+    /// A pack of "F0.bin" and "f0.bin", made on any file system: it packs "F0.bin" and "g0.bin", then renames the
+    /// second entry in the index (the names area is plain UTF-8, and the index hash is rewritten).
+    /// </summary>
+    private async Task<string> CaseVariantPackAsync()
+    {
+        WriteFile("src/F0.bin", TestData.Create(TestData.Text, 100, seed: 1));
+        WriteFile("src/g0.bin", TestData.Create(TestData.Text, 200, seed: 2));
+        await PackWriter.CreateAsync(PackPath, Source);
+        byte[] pack = EditIndex(await File.ReadAllBytesAsync(PackPath), index =>
+        {
+            int at = index.IndexOf("g0.bin"u8);
+            Assert.True(at >= 0);
+            "f0.bin"u8.CopyTo(index[at..]);
+        });
+        string path = Path.Combine(Root, "case-variants.fpk");
+        await File.WriteAllBytesAsync(path, pack);
+        return path;
+    }
 }
