@@ -122,6 +122,10 @@ public sealed class FileLoader
     /// <returns>
     /// The chunks, in file order; the file as it was when opened (a file that shrinks meanwhile ends early). The
     /// read-ahead is <see cref="FileLoaderOptions.MemoryBudget"/> / <paramref name="chunkSize"/>, from 2 to 16 chunks.
+    /// Where <see cref="FileLoaderOptions.Buffering"/> calls for unbuffered reads of a file of this size (with
+    /// <see cref="FileBuffering.Auto"/>: from 1 GiB) and no <see cref="FileLoaderOptions.BufferPool"/> is given, the
+    /// chunks are read around the page cache into aligned native memory (Linux, macOS), if <paramref name="chunkSize"/>
+    /// is a multiple of the device's alignment; otherwise buffered, the fallback logged once.
     /// </returns>
     /// <exception cref="ArgumentException"><paramref name="path"/> is <see langword="null"/> or empty.</exception>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="chunkSize"/> is outside 4 KiB to 256 MiB.</exception>
@@ -135,7 +139,7 @@ public sealed class FileLoader
         ArgumentOutOfRangeException.ThrowIfLessThan(chunkSize, MinChunkSize);
         ArgumentOutOfRangeException.ThrowIfGreaterThan(chunkSize, MaxChunkSize);
         int readAhead = (int)Math.Clamp(_options.MemoryBudget / chunkSize, MinReadAhead, MaxReadAhead);
-        return ChunkStream.ReadAsync(path, chunkSize, readAhead, _options.BufferPool ?? ArrayPool<byte>.Shared, cancellationToken);
+        return ChunkStream.ReadAsync(path, chunkSize, readAhead, ReadSettings.For(_options, _logger), cancellationToken);
     }
 
     private async IAsyncEnumerable<LoadedFile> LoadCoreAsync(FileSet files, [EnumeratorCancellation] CancellationToken cancellationToken)

@@ -50,15 +50,7 @@ internal sealed class LoadRun : IAsyncDisposable
         Instruments = instruments;
         _files = files;
         _options = options;
-        _readSettings = new ReadSettings
-        {
-            Pool = options.BufferPool ?? ArrayPool<byte>.Shared,
-            UsesDefaultBuffers = options.BufferPool is null,
-            Buffering = options.Buffering,
-            MemoryMapped = options.UseMemoryMapping,
-            SimulateRefusal = options.SimulateUnbufferedRefusal,
-            FallbackObserved = (path, reason) => logger.UnbufferedFallback(path, reason),
-        };
+        _readSettings = ReadSettings.For(options, logger);
         _time = time;
         _logger = logger;
         Budget = new ByteBudget(options.MemoryBudget);

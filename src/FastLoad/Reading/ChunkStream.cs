@@ -11,14 +11,21 @@ namespace FastLoad.Reading;
 /// Streams one file in order, in chunks, with a bounded read-ahead: a producer posts chunk numbers to a Dataflow
 /// block whose reads run on threads of their own; each chunk takes a read-ahead slot that is given back when the
 /// chunk is handed over, so memory stays at about (read-ahead + what the consumer holds) x chunk size whatever the
-/// file's size.
+/// file's size. A file the options want unbuffered (<see cref="ReadSettings.WantsUnbuffered"/>: from 1 GiB with
+/// <see cref="FileBuffering.Auto"/>) streams around the page cache into aligned native blocks, so that hashing a
+/// 50 GiB file does not push everything else out of the cache.
 /// </summary>
 internal static class ChunkStream
 {
     public static async IAsyncEnumerable<FileChunk> ReadAsync(
-        string path, int chunkSize, int readAhead, ArrayPool<byte> pool, [EnumeratorCancellation] CancellationToken cancellationToken)
+        string path, int chunkSize, int readAhead, ReadSettings settings, [EnumeratorCancellation] CancellationToken cancellationToken)
     {
         using SafeFileHandle handle = ReadableFile.Open(path, out long length);
+
+        // Aligned native blocks only with the default buffers: a caller's pool hands out arrays of any alignment.
+        int alignment = settings.UsesDefaultBuffers && settings.WantsUnbuffered(length)
+            ? UnbufferedReader.TryEnableForChunks(handle, path, chunkSize, settings)
+            : 0;
         long chunkCount = (length + chunkSize - 1) / chunkSize;
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         using var slots = new SemaphoreSlim(readAhead);
@@ -28,7 +35,7 @@ internal static class ChunkStream
         var readBlock = new ActionBlock<long>(
             index =>
             {
-                done[index] = ReadChunk(handle, path, index, chunkSize, length, pool, stop.Token);
+                done[index] = ReadChunk(handle, path, index, chunkSize, length, alignment, settings.Pool, stop.Token);
                 arrived.Release();
             },
             new ExecutionDataflowBlockOptions
@@ -98,10 +105,15 @@ internal static class ChunkStream
     }
 
     private static (FileChunk? Chunk, Exception? Error) ReadChunk(
-        SafeFileHandle handle, string path, long index, int chunkSize, long length, ArrayPool<byte> pool, CancellationToken cancellationToken)
+        SafeFileHandle handle, string path, long index, int chunkSize, long length, int alignment, ArrayPool<byte> pool, CancellationToken cancellationToken)
     {
         long offset = index * chunkSize;
         int count = (int)Math.Min(chunkSize, length - offset);
+        if (alignment > 0)
+        {
+            return ReadAlignedChunk(handle, path, offset, count, alignment, cancellationToken);
+        }
+
         byte[] buffer = pool.Rent(count);
         try
         {
@@ -112,6 +124,25 @@ internal static class ChunkStream
         catch (Exception ex)
         {
             pool.Return(buffer);
+            return (null, ex);
+        }
+    }
+
+    /// <summary>An unbuffered read: the request is rounded up to the alignment (the last chunk's tail), the chunk is not.</summary>
+    private static (FileChunk? Chunk, Exception? Error) ReadAlignedChunk(
+        SafeFileHandle handle, string path, long offset, int count, int alignment, CancellationToken cancellationToken)
+    {
+        int request = ChunkedReader.RoundUp(count, alignment);
+        NativeContents block = NativeBlockPool.Rent(request);
+        try
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            int read = Math.Min(count, ChunkedReader.ReadFully(handle, path, block.Slice(0, request), offset));
+            return (new FileChunk(offset, block, read), null);
+        }
+        catch (Exception ex)
+        {
+            block.Dispose();
             return (null, ex);
         }
     }

@@ -1,6 +1,9 @@
 namespace FastLoad;
 
-/// <summary>Whether large files are read through the operating system's page cache.</summary>
+/// <summary>
+/// Whether large files are read through the operating system's page cache, by whole-file loads and by
+/// <see cref="FileLoader.ReadChunksAsync(string, int, CancellationToken)"/> (which streams unbuffered on Linux and macOS only).
+/// </summary>
 public enum FileBuffering
 {
     /// <summary>Unbuffered for files of 1 GiB and more (one-shot reads that would otherwise evict that much of everything else from the cache), buffered below.</summary>

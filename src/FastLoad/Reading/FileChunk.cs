@@ -8,15 +8,24 @@ namespace FastLoad;
 [DebuggerDisplay("{Offset}+{Length}")]
 public sealed class FileChunk : IDisposable
 {
-    private readonly ArrayPool<byte> _pool;
-    private byte[]? _buffer;
+    private readonly ArrayPool<byte>? _pool;
+
+    // A byte[] rented from _pool, or native memory (unbuffered reads need aligned buffers); null once disposed.
+    private object? _owner;
 
     internal FileChunk(long offset, byte[] buffer, int length, ArrayPool<byte> pool)
     {
         Offset = offset;
-        _buffer = buffer;
+        _owner = buffer;
         Length = length;
         _pool = pool;
+    }
+
+    internal FileChunk(long offset, Reading.FileContents contents, int length)
+    {
+        Offset = offset;
+        _owner = contents;
+        Length = length;
     }
 
     /// <summary>Gets the position of the chunk's first byte in the file.</summary>
@@ -31,18 +40,23 @@ public sealed class FileChunk : IDisposable
     {
         get
         {
-            byte[]? buffer = _buffer;
-            ObjectDisposedException.ThrowIf(buffer is null, this);
-            return new ReadOnlyMemory<byte>(buffer, 0, Length);
+            object? owner = Volatile.Read(ref _owner);
+            ObjectDisposedException.ThrowIf(owner is null, this);
+            return owner is byte[] buffer ? new ReadOnlyMemory<byte>(buffer, 0, Length) : ((Reading.FileContents)owner).Memory[..Length];
         }
     }
 
     /// <summary>Returns the buffer to the pool. Later calls do nothing.</summary>
     public void Dispose()
     {
-        if (Interlocked.Exchange(ref _buffer, null) is { } buffer)
+        switch (Interlocked.Exchange(ref _owner, null))
         {
-            _pool.Return(buffer);
+            case byte[] buffer:
+                _pool!.Return(buffer);
+                break;
+            case Reading.FileContents contents:
+                contents.Dispose();
+                break;
         }
     }
 }

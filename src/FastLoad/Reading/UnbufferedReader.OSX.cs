@@ -33,4 +33,17 @@ internal static partial class UnbufferedReader
             return null;
         }
     }
+
+    /// <summary>F_NOCACHE on the checked descriptor for chunk streaming; 4 KiB-aligned buffers and requests.</summary>
+    [SupportedOSPlatform("macos")]
+    private static int TryEnableMacOS(SafeFileHandle handle, string path, ReadSettings settings)
+    {
+        if (Interop.FcntlDarwin((int)handle.DangerousGetHandle(), Interop.DarwinNoCache, 1) == -1)
+        {
+            settings.ReportFallback(path, Marshal.GetPInvokeErrorMessage(Marshal.GetLastPInvokeError()));
+            return 0;
+        }
+
+        return FallbackAlignment;
+    }
 }

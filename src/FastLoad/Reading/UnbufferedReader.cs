@@ -42,6 +42,36 @@ internal static partial class UnbufferedReader
         return null;
     }
 
+    /// <summary>
+    /// Switches the checked descriptor to unbuffered reads for chunk streaming, where the platform can do so on the
+    /// descriptor itself (Linux <c>O_DIRECT</c>, macOS <c>F_NOCACHE</c>), and returns the alignment every buffer, offset
+    /// and request must keep; 0, with the refusal reported once, where the reads stay buffered (Windows needs a second
+    /// handle, not done for streaming; a chunk size that is not a multiple of the alignment).
+    /// </summary>
+    public static int TryEnableForChunks(SafeFileHandle handle, string path, int chunkSize, ReadSettings settings)
+    {
+        string? refusal = settings.SimulateRefusal ? "refusal simulated"
+            : chunkSize % FallbackAlignment != 0 ? $"the chunk size, {chunkSize:N0} bytes, is not a multiple of {FallbackAlignment:N0}"
+            : null;
+        if (refusal is null)
+        {
+            if (OperatingSystem.IsLinux())
+            {
+                return TryEnableLinux(handle, path, chunkSize, settings);
+            }
+
+            if (OperatingSystem.IsMacOS())
+            {
+                return TryEnableMacOS(handle, path, settings);
+            }
+
+            refusal = "unbuffered chunk streaming is implemented for Linux and macOS";
+        }
+
+        settings.ReportFallback(path, refusal);
+        return 0;
+    }
+
     /// <summary>Reads the file into memory aligned to <paramref name="alignment"/>, every request a whole multiple of it; frees the memory on failure.</summary>
     private static NativeContents ReadAligned(SafeFileHandle handle, string path, long length, int alignment, ReadSettings settings, CancellationToken cancellationToken)
     {

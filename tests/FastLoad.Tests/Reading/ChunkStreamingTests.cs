@@ -1,3 +1,4 @@
+using FastLoad.Diagnostics;
 using FastLoad.Tests.Infrastructure;
 
 namespace FastLoad.Tests.Reading;
@@ -152,5 +153,75 @@ public class ChunkStreamingTests : TempDirectoryTestBase
         }).WaitAsync(TimeSpan.FromSeconds(30));
 
         Assert.Contains("FIFO", ex.Message);
+    }
+
+    /// <summary>Large enough to be read unbuffered when the options ask for it.</summary>
+    private const int UnbufferedSize = 16 * 1024 * 1024;
+
+    [LinuxTheory]
+    [InlineData(UnbufferedSize)]
+    [InlineData(UnbufferedSize + 1)]
+    [InlineData(UnbufferedSize + 4095)]
+    [InlineData(UnbufferedSize + 4097)]
+    [InlineData(UnbufferedSize + ChunkSize - 1)]
+    public async Task ReadChunksAsync_Unbuffered_StreamsByteForByteAndLeavesTheCacheAsItWas(int size)
+    {
+        byte[] expected = Contents(size, seed: size);
+        string path = WriteFile("large.bin", expected);
+        PageCache.Evict(path);
+        var logging = new ListLoggerFactory();
+        var loader = new FileLoader(new FileLoaderOptions { Buffering = FileBuffering.Unbuffered, MemoryBudget = 8 * ChunkSize }, logging);
+
+        byte[] received = await ReceiveAsync(loader, path);
+
+        Assert.Equal(expected, received);
+        Assert.Equal(0, PageCache.GetResidentBytes(path));
+        Assert.DoesNotContain(logging.Entries, e => e.Id.Id == FastLoadEventId.UnbufferedFallback);
+    }
+
+    [Fact]
+    public async Task ReadChunksAsync_UnbufferedRefused_StreamsBufferedAndLogsOnce()
+    {
+        byte[] expected = Contents(UnbufferedSize + 123, seed: 3);
+        string path = WriteFile("large.bin", expected);
+        var logging = new ListLoggerFactory();
+        var options = new FileLoaderOptions { Buffering = FileBuffering.Unbuffered, SimulateUnbufferedRefusal = true };
+
+        byte[] received = await ReceiveAsync(new FileLoader(options, logging), path);
+
+        Assert.Equal(expected, received);
+        var fallback = Assert.Single(logging.Entries, e => e.Id.Id == FastLoadEventId.UnbufferedFallback);
+        Assert.Contains(path, fallback.Message);
+    }
+
+    [Theory]
+    [InlineData(5000)] // not a multiple of the alignment
+    [InlineData(ChunkSize)]
+    public async Task ReadChunksAsync_UnbufferedWithACallersPoolOrAnUnalignedChunkSize_StreamsBufferedByteForByte(int chunkSize)
+    {
+        byte[] expected = Contents(UnbufferedSize + 77, seed: 4);
+        string path = WriteFile("large.bin", expected);
+        var pool = new CountingPool();
+        var loader = new FileLoader(new FileLoaderOptions { Buffering = FileBuffering.Unbuffered, BufferPool = chunkSize == ChunkSize ? pool : null });
+
+        byte[] received = await ReceiveAsync(loader, path, chunkSize);
+
+        Assert.Equal(expected, received);
+        pool.AssertAllReturned();
+    }
+
+    private static async Task<byte[]> ReceiveAsync(FileLoader loader, string path, int chunkSize = ChunkSize)
+    {
+        using var received = new MemoryStream();
+        await foreach (FileChunk chunk in loader.ReadChunksAsync(path, chunkSize))
+        {
+            using (chunk)
+            {
+                Assert.Equal(received.Length, chunk.Offset);
+                received.Write(chunk.Data.Span);
+            }
+        }
+
+        return received.ToArray();
     }
 }
