@@ -133,7 +133,7 @@ internal static class ChunkStream
         SafeFileHandle handle, string path, long offset, int count, int alignment, CancellationToken cancellationToken)
     {
         int request = ChunkedReader.RoundUp(count, alignment);
-        NativeContents block = NativeBlockPool.Rent(request);
+        NativeContents block = NativeBlockPool.Rent(request, forUnbufferedReads: true);
         try
         {
             cancellationToken.ThrowIfCancellationRequested();

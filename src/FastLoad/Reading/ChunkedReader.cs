@@ -3,9 +3,12 @@ using Microsoft.Win32.SafeHandles;
 namespace FastLoad.Reading;
 
 /// <summary>
-/// Reads a file with several positional reads in flight: each of <c>readsInFlight</c> workers takes the next chunk
-/// and reads it to its end (short reads loop). Blocking reads need one thread each, so the workers beyond the
-/// calling thread run on threads of their own, which end with the read.
+/// Reads a file with several positional reads in flight (short reads loop). Blocking reads need one thread each, so
+/// the workers beyond the calling thread run on threads of their own, which end with the read. Unbuffered, each
+/// worker takes the next chunk. Buffered (<c>sequentialStreams</c>), each worker reads a contiguous range of the
+/// file in order through its own open file description: the kernel keeps one readahead state per open file, and
+/// workers taking turns over one file's chunks break it up (1 GiB, cold, 11 rotated rounds on this project's VM:
+/// 4 ranges on their own descriptors 558 ms, 2 workers taking turns on one descriptor 780 ms, medians).
 /// </summary>
 internal static class ChunkedReader
 {
@@ -18,19 +21,49 @@ internal static class ChunkedReader
     /// </summary>
     /// <returns>The bytes read from the start without a gap: less than <paramref name="length"/> if the file shrank meanwhile.</returns>
     public static long Read(
-        SafeFileHandle handle, string path, long length, int chunkSize, int readsInFlight, int requestAlignment, Destination destination, CancellationToken cancellationToken)
+        SafeFileHandle handle,
+        string path,
+        long length,
+        int chunkSize,
+        int readsInFlight,
+        int requestAlignment,
+        Destination destination,
+        CancellationToken cancellationToken,
+        bool sequentialStreams = false)
     {
         long chunkCount = (length + chunkSize - 1) / chunkSize;
+        int workers = (int)Math.Min(readsInFlight, chunkCount);
+        long chunksPerStream = workers == 0 ? 0 : (chunkCount + workers - 1) / workers;
         long nextChunk = -1;
         long end = length;
         var endLock = new object();
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
 
-        void Work()
+        void Work(int worker)
         {
             try
             {
-                WorkCore();
+                if (!sequentialStreams)
+                {
+                    long chunk;
+                    while ((chunk = Interlocked.Increment(ref nextChunk)) < chunkCount)
+                    {
+                        ReadChunk(handle, chunk);
+                    }
+
+                    return;
+                }
+
+                // The first stream reads through the caller's handle; the others through their own, where possible.
+                SafeFileHandle? own = worker == 0 ? null : ReadableFile.TryReopen(handle);
+                using (own)
+                {
+                    long last = Math.Min(chunkCount, (worker + 1) * chunksPerStream);
+                    for (long chunk = worker * chunksPerStream; chunk < last; chunk++)
+                    {
+                        ReadChunk(own ?? handle, chunk);
+                    }
+                }
             }
             catch
             {
@@ -39,42 +72,33 @@ internal static class ChunkedReader
             }
         }
 
-        void WorkCore()
+        void ReadChunk(SafeFileHandle through, long chunk)
         {
-            while (true)
+            stop.Token.ThrowIfCancellationRequested();
+            long offset = chunk * chunkSize;
+            int count = (int)Math.Min(chunkSize, length - offset);
+            int request = requestAlignment > 1 ? RoundUp(count, requestAlignment) : count;
+            int read = ReadFully(through, path, destination(offset, request), offset);
+            if (read < count)
             {
-                long chunk = Interlocked.Increment(ref nextChunk);
-                if (chunk >= chunkCount)
+                lock (endLock)
                 {
-                    return;
-                }
-
-                stop.Token.ThrowIfCancellationRequested();
-                long offset = chunk * chunkSize;
-                int count = (int)Math.Min(chunkSize, length - offset);
-                int request = requestAlignment > 1 ? RoundUp(count, requestAlignment) : count;
-                int read = ReadFully(handle, path, destination(offset, request), offset);
-                if (read < count)
-                {
-                    lock (endLock)
-                    {
-                        end = Math.Min(end, offset + read); // The file ends here now.
-                    }
+                    end = Math.Min(end, offset + read); // The file ends here now.
                 }
             }
         }
 
-        int workers = (int)Math.Min(readsInFlight, chunkCount);
         var helpers = new Task[Math.Max(0, workers - 1)];
         for (int i = 0; i < helpers.Length; i++)
         {
-            helpers[i] = Task.Factory.StartNew(Work, CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
+            int worker = i + 1;
+            helpers[i] = Task.Factory.StartNew(() => Work(worker), CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
         }
 
         Exception? failure = null;
         try
         {
-            Work();
+            Work(0);
         }
         catch (Exception ex)
         {

@@ -48,7 +48,7 @@ internal static class FileReader
         NativeContents block = Internal.NativeBlockPool.Rent(length);
         try
         {
-            block.Truncate(ChunkedReader.Read(handle, path, length, chunkSize, readsInFlight, 1, block.Slice, cancellationToken));
+            block.Truncate(ChunkedReader.Read(handle, path, length, chunkSize, readsInFlight, 1, block.Slice, cancellationToken, sequentialStreams: true));
             return block;
         }
         catch
@@ -70,7 +70,8 @@ internal static class FileReader
             byte[] buffer = settings.Pool.Rent((int)length);
             try
             {
-                long read = ChunkedReader.Read(handle, path, length, settings.ChunkSize, settings.ReadsInFlight, 1, (offset, count) => buffer.AsSpan((int)offset, count), cancellationToken);
+                long read = ChunkedReader.Read(
+                    handle, path, length, settings.ChunkSize, settings.ReadsInFlight, 1, (offset, count) => buffer.AsSpan((int)offset, count), cancellationToken, sequentialStreams: true);
                 return new PooledContents(buffer, (int)read, settings.Pool);
             }
             catch
@@ -83,7 +84,7 @@ internal static class FileReader
         var segments = new SegmentedContents(length, settings.Pool);
         try
         {
-            segments.Truncate(ChunkedReader.Read(handle, path, length, settings.ChunkSize, settings.ReadsInFlight, 1, segments.Slice, cancellationToken));
+            segments.Truncate(ChunkedReader.Read(handle, path, length, settings.ChunkSize, settings.ReadsInFlight, 1, segments.Slice, cancellationToken, sequentialStreams: true));
             return segments;
         }
         catch

@@ -43,13 +43,13 @@ internal sealed unsafe class NativeContents : FileContents
         return blocks;
     }
 
-    /// <summary>Allocates <paramref name="capacity"/> bytes aligned to <paramref name="alignment"/>, freed on dispose.</summary>
+    /// <summary>Allocates <paramref name="capacity"/> bytes aligned to <paramref name="alignment"/> for unbuffered reads, freed (or pooled) on dispose.</summary>
     public static NativeContents AllocateAligned(long capacity, int alignment)
     {
         if (alignment <= Internal.NativeBlockPool.Alignment)
         {
             // Page-aligned, pooled like every other file buffer.
-            return Internal.NativeBlockPool.Rent(capacity);
+            return Internal.NativeBlockPool.Rent(capacity, forUnbufferedReads: true);
         }
 
         byte* pointer = (byte*)NativeMemory.AlignedAlloc((nuint)Math.Max(capacity, 1), (nuint)alignment);

@@ -45,4 +45,22 @@ internal static partial class ReadableFile
             throw;
         }
     }
+
+    /// <summary>
+    /// A second open file description of the file <paramref name="handle"/> refers to, with its own readahead state,
+    /// through <c>/proc/self/fd</c>: the same inode even if the path was replaced meanwhile. <see langword="null"/>
+    /// where that is not possible (no /proc), so that the caller shares the first one.
+    /// </summary>
+    internal static SafeFileHandle? TryReopenLinux(SafeFileHandle handle)
+    {
+        string self = $"/proc/self/fd/{(int)handle.DangerousGetHandle()}";
+        int fd;
+        do
+        {
+            fd = Interop.Open(self, ReadFlags, 0);
+        }
+        while (fd < 0 && Marshal.GetLastPInvokeError() == Interop.EINTR);
+
+        return fd < 0 ? null : new SafeFileHandle(fd, ownsHandle: true);
+    }
 }

@@ -32,6 +32,13 @@ internal static partial class ReadableFile
         }
     }
 
+    /// <summary>
+    /// Another handle to the same open file with a readahead state of its own (Linux), so that several sequential
+    /// streams over one file each keep the kernel's readahead; <see langword="null"/> where not available, and the
+    /// caller shares <paramref name="handle"/>.
+    /// </summary>
+    public static SafeFileHandle? TryReopen(SafeFileHandle handle) => OperatingSystem.IsLinux() ? TryReopenLinux(handle) : null;
+
     internal static IOException NotRegularFile(string path, Planning.FileKind kind) =>
         new($"'{path}' is {Planning.FileStatus.Describe(kind)}, not a regular file; only regular files are loaded.");
 }

@@ -18,6 +18,7 @@ public class LargeFileTests : TempDirectoryTestBase
             Threshold - 1, Threshold, Threshold + 1,           // one read vs. chunks
             Threshold + Chunk - 1, Threshold + Chunk + 1,      // a chunk boundary +-1
             Threshold + 4095, Threshold + 4097,                // the unbuffered alignment +-1
+            (5 * Chunk) + 3,                                   // buffered: several chunks per range, an empty last range
         ];
         foreach (int size in sizes)
         {
