@@ -54,15 +54,18 @@ internal static class ChunkedReader
                     return;
                 }
 
-                // The first stream reads through the caller's handle; the others through their own, where possible.
-                SafeFileHandle? own = worker == 0 ? null : ReadableFile.TryReopen(handle);
-                using (own)
+                long first = worker * chunksPerStream;
+                long last = Math.Min(chunkCount, first + chunksPerStream);
+                if (first >= last)
                 {
-                    long last = Math.Min(chunkCount, (worker + 1) * chunksPerStream);
-                    for (long chunk = worker * chunksPerStream; chunk < last; chunk++)
-                    {
-                        ReadChunk(own ?? handle, chunk);
-                    }
+                    return; // Fewer chunks than streams times the range: this one has none.
+                }
+
+                // The first stream reads through the caller's handle; the others through their own, where possible.
+                using SafeFileHandle? own = worker == 0 ? null : ReadableFile.TryReopen(handle);
+                for (long chunk = first; chunk < last; chunk++)
+                {
+                    ReadChunk(own ?? handle, chunk);
                 }
             }
             catch
