@@ -8,16 +8,10 @@ internal static class PackIo
     /// <summary>Reads exactly <paramref name="buffer"/>'s length at <paramref name="offset"/>; a pack that ends early is corrupt.</summary>
     public static void ReadExactly(SafeFileHandle handle, Span<byte> buffer, long offset, string packPath)
     {
-        int total = 0;
-        while (total < buffer.Length)
+        int read = Reading.ChunkedReader.ReadFully(handle, packPath, buffer, offset);
+        if (read < buffer.Length)
         {
-            int read = RandomAccess.Read(handle, buffer[total..], offset + total);
-            if (read == 0)
-            {
-                throw PackErrors.Corrupt(packPath, offset + total, $"the file ends {buffer.Length - total} bytes early (truncated while open?)");
-            }
-
-            total += read;
+            throw PackErrors.Corrupt(packPath, offset + read, $"the file ends {buffer.Length - read} bytes early (truncated while open?)");
         }
     }
 }

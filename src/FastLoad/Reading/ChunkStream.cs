@@ -24,7 +24,7 @@ internal static class ChunkStream
 
         // Aligned native blocks only with the default buffers: a caller's pool hands out arrays of any alignment.
         int alignment = settings.UsesDefaultBuffers && settings.WantsUnbuffered(length)
-            ? UnbufferedReader.TryEnableForChunks(handle, path, chunkSize, settings)
+            ? UnbufferedReader.TryEnable(handle, path, chunkSize, settings)
             : 0;
         long chunkCount = (length + chunkSize - 1) / chunkSize;
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
@@ -104,45 +104,26 @@ internal static class ChunkStream
         }
     }
 
+    /// <summary>Reads one chunk: buffered into a pooled array, or unbuffered (<paramref name="alignment"/> &gt; 0) with the request rounded up to the alignment.</summary>
     private static (FileChunk? Chunk, Exception? Error) ReadChunk(
         SafeFileHandle handle, string path, long index, int chunkSize, long length, int alignment, ArrayPool<byte> pool, CancellationToken cancellationToken)
     {
         long offset = index * chunkSize;
         int count = (int)Math.Min(chunkSize, length - offset);
-        if (alignment > 0)
-        {
-            return ReadAlignedChunk(handle, path, offset, count, alignment, cancellationToken);
-        }
-
-        byte[] buffer = pool.Rent(count);
+        int request = alignment > 0 ? ChunkedReader.RoundUp(count, alignment) : count;
+        FileContents contents = alignment > 0
+            ? NativeContents.AllocateAligned(request, alignment)
+            : new PooledContents(pool.Rent(count), count, pool);
         try
         {
             cancellationToken.ThrowIfCancellationRequested();
-            int read = ChunkedReader.ReadFully(handle, path, buffer.AsSpan(0, count), offset);
-            return (new FileChunk(offset, buffer, read, pool), null);
+            contents.Truncate(ChunkedReader.ReadFully(handle, path, contents.Slice(0, request), offset));
+            contents.Truncate(count); // An unbuffered read of the tail may return more than the chunk.
+            return (new FileChunk(offset, contents), null);
         }
         catch (Exception ex)
         {
-            pool.Return(buffer);
-            return (null, ex);
-        }
-    }
-
-    /// <summary>An unbuffered read: the request is rounded up to the alignment (the last chunk's tail), the chunk is not.</summary>
-    private static (FileChunk? Chunk, Exception? Error) ReadAlignedChunk(
-        SafeFileHandle handle, string path, long offset, int count, int alignment, CancellationToken cancellationToken)
-    {
-        int request = ChunkedReader.RoundUp(count, alignment);
-        NativeContents block = NativeBlockPool.Rent(request, forUnbufferedReads: true);
-        try
-        {
-            cancellationToken.ThrowIfCancellationRequested();
-            int read = Math.Min(count, ChunkedReader.ReadFully(handle, path, block.Slice(0, request), offset));
-            return (new FileChunk(offset, block, read), null);
-        }
-        catch (Exception ex)
-        {
-            block.Dispose();
+            contents.Dispose();
             return (null, ex);
         }
     }

@@ -3,34 +3,41 @@ using Microsoft.Win32.SafeHandles;
 namespace FastLoad.Reading;
 
 /// <summary>
-/// Reads a file with several positional reads in flight (short reads loop). Blocking reads need one thread each, so
-/// the workers beyond the calling thread run on threads of their own, which end with the read. Unbuffered, each
-/// worker takes the next chunk. Buffered (<c>sequentialStreams</c>), each worker reads a contiguous range of the
-/// file in order through its own open file description: the kernel keeps one readahead state per open file, and
-/// workers taking turns over one file's chunks break it up (1 GiB, cold, 11 rotated rounds on this project's VM:
-/// 4 ranges on their own descriptors 558 ms, 2 workers taking turns on one descriptor 780 ms, medians).
+/// Reads a large file with several positional reads of <see cref="ReadSettings.ChunkSize"/> in flight (short reads
+/// loop). Blocking reads need one thread each, so the workers beyond the calling thread run on threads of their own,
+/// which end with the read. Unbuffered (aligned requests), each worker takes the next chunk: there is no readahead to
+/// keep. Buffered, each worker reads a contiguous range of the file in order through its own open file description:
+/// the kernel keeps one readahead state per open file, and workers taking turns over one file's chunks break it up
+/// (1 GiB, cold, 11 rotated rounds on this project's VM: 4 ranges on their own descriptors 558 ms, 2 workers taking
+/// turns on one descriptor 780 ms, medians).
 /// </summary>
 internal static class ChunkedReader
 {
-    /// <summary>Where chunk <paramref name="offset"/> of <paramref name="length"/> bytes goes; never crosses a segment.</summary>
-    public delegate Span<byte> Destination(long offset, int length);
-
     /// <summary>
-    /// Reads [0, <paramref name="length"/>) into <paramref name="destination"/>. Each request is rounded up to
-    /// <paramref name="requestAlignment"/> (unbuffered reads need aligned sizes; the destination must have room).
+    /// Reads [0, <paramref name="length"/>) into <paramref name="contents"/> and truncates it to what was read (less if
+    /// the file shrank meanwhile); disposes it and rethrows on failure. Each request is rounded up to
+    /// <paramref name="requestAlignment"/> (unbuffered reads need aligned sizes; the contents must have room).
     /// </summary>
-    /// <returns>The bytes read from the start without a gap: less than <paramref name="length"/> if the file shrank meanwhile.</returns>
-    public static long Read(
-        SafeFileHandle handle,
-        string path,
-        long length,
-        int chunkSize,
-        int readsInFlight,
-        int requestAlignment,
-        Destination destination,
-        CancellationToken cancellationToken,
-        bool sequentialStreams = false)
+    public static FileContents ReadInto(FileContents contents, SafeFileHandle handle, string path, long length, int requestAlignment, CancellationToken cancellationToken)
     {
+        try
+        {
+            contents.Truncate(Read(handle, path, length, requestAlignment, contents, cancellationToken));
+            return contents;
+        }
+        catch
+        {
+            contents.Dispose();
+            throw;
+        }
+    }
+
+    /// <returns>The bytes read from the start without a gap.</returns>
+    private static long Read(SafeFileHandle handle, string path, long length, int requestAlignment, FileContents destination, CancellationToken cancellationToken)
+    {
+        const int chunkSize = ReadSettings.ChunkSize;
+        bool sequentialStreams = requestAlignment <= 1;
+        int readsInFlight = sequentialStreams ? ReadSettings.ReadsInFlight : ReadSettings.UnbufferedReadsInFlight;
         long chunkCount = (length + chunkSize - 1) / chunkSize;
         int workers = (int)Math.Min(readsInFlight, chunkCount);
         long chunksPerStream = workers == 0 ? 0 : (chunkCount + workers - 1) / workers;
@@ -81,7 +88,7 @@ internal static class ChunkedReader
             long offset = chunk * chunkSize;
             int count = (int)Math.Min(chunkSize, length - offset);
             int request = requestAlignment > 1 ? RoundUp(count, requestAlignment) : count;
-            int read = ReadFully(through, path, destination(offset, request), offset);
+            int read = ReadFully(through, path, destination.Slice(offset, request), offset);
             if (read < count)
             {
                 lock (endLock)
@@ -134,6 +141,8 @@ internal static class ChunkedReader
     }
 
     internal static int RoundUp(int value, int alignment) => (value + alignment - 1) / alignment * alignment;
+
+    internal static long RoundUp(long value, int alignment) => (value + alignment - 1) / alignment * alignment;
 
     /// <summary>Fills <paramref name="destination"/> from <paramref name="offset"/>, looping on short reads, until full or the end of the file.</summary>
     internal static int ReadFully(SafeFileHandle handle, string path, Span<byte> destination, long offset)

@@ -1,4 +1,3 @@
-using System.Buffers;
 using System.Diagnostics;
 
 namespace FastLoad;
@@ -8,24 +7,13 @@ namespace FastLoad;
 [DebuggerDisplay("{Offset}+{Length}")]
 public sealed class FileChunk : IDisposable
 {
-    private readonly ArrayPool<byte>? _pool;
+    private Reading.FileContents? _contents;
 
-    // A byte[] rented from _pool, or native memory (unbuffered reads need aligned buffers); null once disposed.
-    private object? _owner;
-
-    internal FileChunk(long offset, byte[] buffer, int length, ArrayPool<byte> pool)
+    internal FileChunk(long offset, Reading.FileContents contents)
     {
         Offset = offset;
-        _owner = buffer;
-        Length = length;
-        _pool = pool;
-    }
-
-    internal FileChunk(long offset, Reading.FileContents contents, int length)
-    {
-        Offset = offset;
-        _owner = contents;
-        Length = length;
+        Length = (int)contents.Length;
+        _contents = contents;
     }
 
     /// <summary>Gets the position of the chunk's first byte in the file.</summary>
@@ -40,23 +28,12 @@ public sealed class FileChunk : IDisposable
     {
         get
         {
-            object? owner = Volatile.Read(ref _owner);
-            ObjectDisposedException.ThrowIf(owner is null, this);
-            return owner is byte[] buffer ? new ReadOnlyMemory<byte>(buffer, 0, Length) : ((Reading.FileContents)owner).Memory[..Length];
+            Reading.FileContents? contents = Volatile.Read(ref _contents);
+            ObjectDisposedException.ThrowIf(contents is null, this);
+            return contents.Memory;
         }
     }
 
     /// <summary>Returns the buffer to the pool. Later calls do nothing.</summary>
-    public void Dispose()
-    {
-        switch (Interlocked.Exchange(ref _owner, null))
-        {
-            case byte[] buffer:
-                _pool!.Return(buffer);
-                break;
-            case Reading.FileContents contents:
-                contents.Dispose();
-                break;
-        }
-    }
+    public void Dispose() => Interlocked.Exchange(ref _contents, null)?.Dispose();
 }

@@ -14,6 +14,12 @@ internal abstract class FileContents : IDisposable
     /// <summary>The contents as a sequence of blocks of at most 1 GiB.</summary>
     public virtual ReadOnlySequence<byte> Sequence => new(Memory);
 
+    /// <summary>Where a reader puts <paramref name="length"/> bytes from <paramref name="offset"/>; never crosses a block.</summary>
+    public abstract Span<byte> Slice(long offset, int length);
+
+    /// <summary>Shortens the contents to what a reader found (a file that shrank while read).</summary>
+    public abstract void Truncate(long length);
+
     /// <summary>Releases the memory; called exactly once by the owning <see cref="LoadedFile"/>.</summary>
     public abstract void Dispose();
 }
@@ -21,9 +27,15 @@ internal abstract class FileContents : IDisposable
 /// <summary>A file in one pooled array.</summary>
 internal sealed class PooledContents(byte[] array, int length, ArrayPool<byte> pool) : FileContents
 {
-    public override long Length => length;
+    private int _length = length;
 
-    public override ReadOnlyMemory<byte> Memory => new(array, 0, length);
+    public override long Length => _length;
+
+    public override ReadOnlyMemory<byte> Memory => new(array, 0, _length);
+
+    public override Span<byte> Slice(long offset, int length) => array.AsSpan((int)offset, length);
+
+    public override void Truncate(long length) => _length = (int)Math.Min(_length, length);
 
     public override void Dispose() => pool.Return(array);
 }

@@ -16,13 +16,9 @@ internal static class FileReader
         {
             if (!settings.IsLarge(length))
             {
-                if (settings.UsesNativeBlock(length))
-                {
-                    return ReadIntoNativeBlock(handle, path, length, settings.ChunkSize, 1, cancellationToken);
-                }
-
-                byte[] buffer = WholeFileReader.Read(handle, path, length, settings.Pool, out int read, cancellationToken);
-                return new PooledContents(buffer, read, settings.Pool);
+                return settings.UsesNativeBlock(length)
+                    ? ReadWhole(Internal.NativeBlockPool.Rent(length), handle, path, length, cancellationToken)
+                    : WholeFileReader.Read(handle, path, length, settings.Pool, cancellationToken);
             }
 
             if (settings.MemoryMapped)
@@ -35,7 +31,10 @@ internal static class FileReader
                 return direct;
             }
 
-            return ReadLarge(handle, path, length, settings, cancellationToken);
+            FileContents contents = settings.UsesNativeBlock(length) ? Internal.NativeBlockPool.Rent(length)
+                : length <= Array.MaxLength ? new PooledContents(settings.Pool.Rent((int)length), (int)length, settings.Pool)
+                : new SegmentedContents(length, settings.Pool);
+            return ChunkedReader.ReadInto(contents, handle, path, length, 1, cancellationToken);
         }
         finally
         {
@@ -43,53 +42,18 @@ internal static class FileReader
         }
     }
 
-    private static NativeContents ReadIntoNativeBlock(SafeFileHandle handle, string path, long length, int chunkSize, int readsInFlight, CancellationToken cancellationToken)
+    /// <summary>One read (looped on short reads) of a file smaller than a chunk into <paramref name="contents"/>.</summary>
+    private static FileContents ReadWhole(FileContents contents, SafeFileHandle handle, string path, long length, CancellationToken cancellationToken)
     {
-        NativeContents block = Internal.NativeBlockPool.Rent(length);
         try
         {
-            block.Truncate(ChunkedReader.Read(handle, path, length, chunkSize, readsInFlight, 1, block.Slice, cancellationToken, sequentialStreams: true));
-            return block;
+            cancellationToken.ThrowIfCancellationRequested();
+            contents.Truncate(ChunkedReader.ReadFully(handle, path, contents.Slice(0, (int)length), 0));
+            return contents;
         }
         catch
         {
-            block.Dispose();
-            throw;
-        }
-    }
-
-    private static FileContents ReadLarge(SafeFileHandle handle, string path, long length, ReadSettings settings, CancellationToken cancellationToken)
-    {
-        if (settings.UsesNativeBlock(length))
-        {
-            return ReadIntoNativeBlock(handle, path, length, settings.ChunkSize, settings.ReadsInFlight, cancellationToken);
-        }
-
-        if (length <= Array.MaxLength)
-        {
-            byte[] buffer = settings.Pool.Rent((int)length);
-            try
-            {
-                long read = ChunkedReader.Read(
-                    handle, path, length, settings.ChunkSize, settings.ReadsInFlight, 1, (offset, count) => buffer.AsSpan((int)offset, count), cancellationToken, sequentialStreams: true);
-                return new PooledContents(buffer, (int)read, settings.Pool);
-            }
-            catch
-            {
-                settings.Pool.Return(buffer);
-                throw;
-            }
-        }
-
-        var segments = new SegmentedContents(length, settings.Pool);
-        try
-        {
-            segments.Truncate(ChunkedReader.Read(handle, path, length, settings.ChunkSize, settings.ReadsInFlight, 1, segments.Slice, cancellationToken, sequentialStreams: true));
-            return segments;
-        }
-        catch
-        {
-            segments.Dispose();
+            contents.Dispose();
             throw;
         }
     }

@@ -11,6 +11,7 @@ internal sealed unsafe class NativeContents : FileContents
 {
     private readonly Action _release;
     private long _length;
+    private ReadOnlyMemory<byte>? _memory;
 
     private NativeContents(byte* pointer, long length, Action release)
     {
@@ -23,8 +24,9 @@ internal sealed unsafe class NativeContents : FileContents
 
     public override long Length => _length;
 
+    // Made once: LoadedFile.Data and FileChunk.Data are read per use, and a MemoryManager is an allocation.
     public override ReadOnlyMemory<byte> Memory => _length <= Array.MaxLength
-        ? new NativeMemoryManager(Pointer, (int)_length).Memory
+        ? _memory ??= new NativeMemoryManager(Pointer, (int)_length).Memory
         : throw new InvalidOperationException($"The file is {_length:N0} bytes, more than one block of memory can hold; use LoadedFile.Sequence.");
 
     public override ReadOnlySequence<byte> Sequence => _length <= SegmentedContents.SegmentSize
@@ -59,9 +61,13 @@ internal sealed unsafe class NativeContents : FileContents
     /// <summary>Wraps memory someone else releases (a mapping), calling <paramref name="release"/> on dispose.</summary>
     public static NativeContents Wrap(byte* pointer, long length, Action release) => new(pointer, length, release);
 
-    public Span<byte> Slice(long offset, int length) => new(Pointer + offset, length);
+    public override Span<byte> Slice(long offset, int length) => new(Pointer + offset, length);
 
-    public void Truncate(long length) => _length = Math.Min(_length, length);
+    public override void Truncate(long length)
+    {
+        _length = Math.Min(_length, length);
+        _memory = null;
+    }
 
     public override void Dispose() => _release();
 

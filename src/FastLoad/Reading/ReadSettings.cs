@@ -20,7 +20,7 @@ internal sealed class ReadSettings
     internal const long AutoUnbufferedThreshold = 1L << 30;
 
     /// <summary>The size of one positional read of a large file.</summary>
-    internal const int DefaultChunkSize = 16 * 1024 * 1024;
+    internal const int ChunkSize = 16 * 1024 * 1024;
 
     /// <summary>
     /// Buffered reads in flight per large file, each a contiguous range read in order through its own open file
@@ -28,7 +28,7 @@ internal sealed class ReadSettings
     /// VM, workers taking turns over one descriptor's chunks broke the kernel's readahead (8 x 4 MiB about 1,000 ms for
     /// 1 GiB, 2 x 16 MiB 780 ms), while 4 ranges on their own descriptors took 558 ms (medians of 11 rotated cold rounds).
     /// </summary>
-    internal const int DefaultReadsInFlight = 4;
+    internal const int ReadsInFlight = 4;
 
     /// <summary>Unbuffered reads have no readahead: more in flight pays (1 GiB: 4-8 x 16 MiB about 760 ms, 1 x 16 MiB about 1,000 ms).</summary>
     internal const int UnbufferedReadsInFlight = 4;
@@ -63,12 +63,6 @@ internal sealed class ReadSettings
 
     /// <summary>Treat every unbuffered open as refused by the file system (tests force the fallback path with it).</summary>
     public bool SimulateRefusal { get; init; }
-
-    public int ChunkSize { get; init; } = DefaultChunkSize;
-
-    public int ReadsInFlight { get; init; } = DefaultReadsInFlight;
-
-    public int UnbufferedReadsInFlightCount { get; init; } = UnbufferedReadsInFlight;
 
     /// <summary>Called the first time in a load that an unbuffered read falls back to buffered (path, reason).</summary>
     public Action<string, string>? FallbackObserved { get; init; }

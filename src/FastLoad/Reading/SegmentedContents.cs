@@ -46,11 +46,11 @@ internal sealed class SegmentedContents : FileContents
             .Select(segment => new ReadOnlyMemory<byte>(segment.Array, 0, (int)Math.Min(SegmentSize, _length - segment.Start))));
 
     /// <summary>The span of <paramref name="length"/> bytes at <paramref name="offset"/>; never crosses a segment.</summary>
-    public Span<byte> Slice(long offset, int length) =>
+    public override Span<byte> Slice(long offset, int length) =>
         _segments[offset >> SegmentShift].AsSpan((int)(offset & (SegmentSize - 1)), length);
 
     /// <summary>Shrinks the contents to what was actually read.</summary>
-    public void Truncate(long length) => _length = Math.Min(_length, length);
+    public override void Truncate(long length) => _length = Math.Min(_length, length);
 
     public override void Dispose()
     {

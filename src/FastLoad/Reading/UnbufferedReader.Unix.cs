@@ -6,8 +6,11 @@ namespace FastLoad.Reading;
 
 internal static partial class UnbufferedReader
 {
-    /// <summary>O_DIRECT on the checked descriptor (no second open); switched back off where the file system refuses.</summary>
-    private static FileContents? TryReadLinux(SafeFileHandle handle, string path, long length, ReadSettings settings, CancellationToken cancellationToken)
+    /// <summary>
+    /// O_DIRECT on the checked descriptor, proven by one aligned read at offset 0 (some file systems accept the flag and
+    /// refuse the reads); switched back off and 0 returned where refused.
+    /// </summary>
+    private static int TryEnableLinux(SafeFileHandle handle, string path, int chunkSize, ReadSettings settings)
     {
         int fd = (int)handle.DangerousGetHandle();
         int flags = Interop.Fcntl(fd, Interop.FcntlGetFlags, 0);
@@ -15,44 +18,13 @@ internal static partial class UnbufferedReader
         {
             // tmpfs before Linux 6.6 and others refuse O_DIRECT with EINVAL.
             settings.ReportFallback(path, Marshal.GetPInvokeErrorMessage(Marshal.GetLastPInvokeError()));
-            return null;
-        }
-
-        int alignment = DirectIoAlignment(fd);
-        if (alignment == 0)
-        {
-            return Refused(fd, flags, path, settings, "the file system does not support unbuffered reads of this file");
-        }
-
-        try
-        {
-            return ReadAligned(handle, path, length, alignment, settings, cancellationToken);
-        }
-        catch (IOException ex) when (ex.InnerException is IOException { HResult: Interop.EINVAL } || ex.HResult == Interop.EINVAL)
-        {
-            // Some file systems accept O_DIRECT on the descriptor and refuse the reads.
-            return Refused(fd, flags, path, settings, ex.Message);
-        }
-    }
-
-    /// <summary>
-    /// O_DIRECT on the checked descriptor, proven by one aligned read at offset 0 (some file systems accept the flag and
-    /// refuse the reads); switched back off and 0 returned where refused.
-    /// </summary>
-    private static unsafe int TryEnableLinux(SafeFileHandle handle, string path, int chunkSize, ReadSettings settings)
-    {
-        int fd = (int)handle.DangerousGetHandle();
-        int flags = Interop.Fcntl(fd, Interop.FcntlGetFlags, 0);
-        if (flags < 0 || Interop.Fcntl(fd, Interop.FcntlSetFlags, flags | Interop.OpenDirect) != 0)
-        {
-            settings.ReportFallback(path, Marshal.GetPInvokeErrorMessage(Marshal.GetLastPInvokeError()));
             return 0;
         }
 
         int alignment = DirectIoAlignment(fd);
         if (alignment == 0 || chunkSize % alignment != 0)
         {
-            Refused(fd, flags, path, settings, alignment == 0
+            Refuse(fd, flags, path, settings, alignment == 0
                 ? "the file system does not support unbuffered reads of this file"
                 : $"the chunk size, {chunkSize:N0} bytes, is not a multiple of the device's alignment, {alignment:N0}");
             return 0;
@@ -66,17 +38,16 @@ internal static partial class UnbufferedReader
         }
         catch (IOException ex) when (ex.InnerException is IOException { HResult: Interop.EINVAL } || ex.HResult == Interop.EINVAL)
         {
-            Refused(fd, flags, path, settings, ex.Message);
+            Refuse(fd, flags, path, settings, ex.Message);
             return 0;
         }
     }
 
     /// <summary>Switches O_DIRECT back off, so that the caller can read the same descriptor buffered.</summary>
-    private static FileContents? Refused(int fd, int flags, string path, ReadSettings settings, string reason)
+    private static void Refuse(int fd, int flags, string path, ReadSettings settings, string reason)
     {
         Interop.Fcntl(fd, Interop.FcntlSetFlags, flags);
         settings.ReportFallback(path, reason);
-        return null;
     }
 
     /// <summary>The alignment unbuffered reads need (statx DIOALIGN where the kernel reports it), or 0 where the file cannot be read unbuffered.</summary>

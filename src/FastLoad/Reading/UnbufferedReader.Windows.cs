@@ -39,7 +39,7 @@ internal static partial class UnbufferedReader
             }
 
             int alignment = SectorAlignment(direct);
-            if (alignment == 0 || settings.ChunkSize % alignment != 0)
+            if (alignment == 0 || ReadSettings.ChunkSize % alignment != 0)
             {
                 settings.ReportFallback(path, "the volume's sector size does not divide the read size");
                 return null;
@@ -47,7 +47,7 @@ internal static partial class UnbufferedReader
 
             try
             {
-                return ReadAligned(direct, path, length, alignment, settings, cancellationToken);
+                return ReadAligned(direct, path, length, alignment, cancellationToken);
             }
             catch (IOException ex)
             {

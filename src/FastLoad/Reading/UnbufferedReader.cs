@@ -17,38 +17,22 @@ internal static partial class UnbufferedReader
 
     public static FileContents? TryRead(SafeFileHandle handle, string path, long length, ReadSettings settings, CancellationToken cancellationToken)
     {
-        if (settings.SimulateRefusal)
-        {
-            settings.ReportFallback(path, "refusal simulated");
-            return null;
-        }
-
-        if (OperatingSystem.IsLinux())
-        {
-            return TryReadLinux(handle, path, length, settings, cancellationToken);
-        }
-
-        if (OperatingSystem.IsWindows())
+        if (OperatingSystem.IsWindows() && !settings.SimulateRefusal)
         {
             return TryReadWindows(handle, path, length, settings, cancellationToken);
         }
 
-        if (OperatingSystem.IsMacOS())
-        {
-            return TryReadMacOS(handle, path, length, settings, cancellationToken);
-        }
-
-        settings.ReportFallback(path, "unbuffered reads are not implemented on this platform");
-        return null;
+        int alignment = TryEnable(handle, path, ReadSettings.ChunkSize, settings);
+        return alignment == 0 ? null : ReadAligned(handle, path, length, alignment, cancellationToken);
     }
 
     /// <summary>
-    /// Switches the checked descriptor to unbuffered reads for chunk streaming, where the platform can do so on the
-    /// descriptor itself (Linux <c>O_DIRECT</c>, macOS <c>F_NOCACHE</c>), and returns the alignment every buffer, offset
-    /// and request must keep; 0, with the refusal reported once, where the reads stay buffered (Windows needs a second
-    /// handle, not done for streaming; a chunk size that is not a multiple of the alignment).
+    /// Switches the checked descriptor to unbuffered reads where the platform can do so on the descriptor itself (Linux
+    /// <c>O_DIRECT</c>, macOS <c>F_NOCACHE</c>), and returns the alignment every buffer, offset and request must keep;
+    /// 0, with the refusal reported once, where the reads stay buffered (Windows needs a second handle, which only
+    /// whole-file reads open; a chunk size that is not a multiple of the alignment).
     /// </summary>
-    public static int TryEnableForChunks(SafeFileHandle handle, string path, int chunkSize, ReadSettings settings)
+    public static int TryEnable(SafeFileHandle handle, string path, int chunkSize, ReadSettings settings)
     {
         string? refusal = settings.SimulateRefusal ? "refusal simulated"
             : chunkSize % FallbackAlignment != 0 ? $"the chunk size, {chunkSize:N0} bytes, is not a multiple of {FallbackAlignment:N0}"
@@ -65,7 +49,7 @@ internal static partial class UnbufferedReader
                 return TryEnableMacOS(handle, path, settings);
             }
 
-            refusal = "unbuffered chunk streaming is implemented for Linux and macOS";
+            refusal = "unbuffered reads of an open descriptor are implemented for Linux and macOS";
         }
 
         settings.ReportFallback(path, refusal);
@@ -73,20 +57,7 @@ internal static partial class UnbufferedReader
     }
 
     /// <summary>Reads the file into memory aligned to <paramref name="alignment"/>, every request a whole multiple of it; frees the memory on failure.</summary>
-    private static NativeContents ReadAligned(SafeFileHandle handle, string path, long length, int alignment, ReadSettings settings, CancellationToken cancellationToken)
-    {
-        long capacity = (length + alignment - 1) / alignment * alignment;
-        NativeContents contents = NativeContents.AllocateAligned(capacity, alignment);
-        try
-        {
-            long read = ChunkedReader.Read(handle, path, length, settings.ChunkSize, settings.UnbufferedReadsInFlightCount, alignment, contents.Slice, cancellationToken);
-            contents.Truncate(read);
-            return contents;
-        }
-        catch
-        {
-            contents.Dispose();
-            throw;
-        }
-    }
+    private static FileContents ReadAligned(SafeFileHandle handle, string path, long length, int alignment, CancellationToken cancellationToken) =>
+        ChunkedReader.ReadInto(
+            NativeContents.AllocateAligned(ChunkedReader.RoundUp(length, alignment), alignment), handle, path, length, alignment, cancellationToken);
 }

@@ -15,19 +15,19 @@ internal static class WholeFileReader
 
     /// <summary>
     /// Reads the file as it is when opened: its length then sizes the buffer, reads loop until it is full, and a
-    /// file that shrank meanwhile yields only the bytes it still has. The caller owns the returned buffer.
+    /// file that shrank meanwhile yields only the bytes it still has. The caller owns the returned contents.
     /// </summary>
-    public static byte[] Read(SafeFileHandle handle, string path, long openLength, ArrayPool<byte> pool, out int length, CancellationToken cancellationToken)
+    public static PooledContents Read(SafeFileHandle handle, string path, long openLength, ArrayPool<byte> pool, CancellationToken cancellationToken)
     {
         Debug.Assert(openLength < ReadSettings.LargeFileThreshold, "Large files take the chunked path; this one fits one array.");
 
         byte[] buffer = pool.Rent(openLength == 0 ? UnknownLengthStep : (int)openLength);
         try
         {
-            length = openLength == 0
+            int length = openLength == 0
                 ? ReadToEnd(handle, path, pool, ref buffer, cancellationToken)
                 : ReadUpTo(handle, path, buffer, (int)openLength, cancellationToken);
-            return buffer;
+            return new PooledContents(buffer, length, pool);
         }
         catch
         {
