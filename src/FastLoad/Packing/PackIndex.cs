@@ -31,9 +31,8 @@ internal sealed class PackIndex
 
     public Dictionary<string, PackEntry> ByName { get; }
 
-    public static PackIndex Read(SafeFileHandle handle, string packPath)
+    public static PackIndex Read(SafeFileHandle handle, string packPath, long fileLength)
     {
-        long fileLength = RandomAccess.GetLength(handle);
         if (fileLength < PackFormat.HeaderSize + PackFormat.FooterSize)
         {
             throw PackErrors.Corrupt(packPath, fileLength, $"the file is {fileLength} bytes, shorter than a header and a footer (truncated?)");

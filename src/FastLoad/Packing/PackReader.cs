@@ -2,6 +2,7 @@ using System.Buffers;
 using System.Runtime.CompilerServices;
 using FastLoad.Internal;
 using FastLoad.Packing;
+using FastLoad.Reading;
 using Microsoft.Extensions.Options;
 using Microsoft.Win32.SafeHandles;
 
@@ -91,10 +92,11 @@ public sealed class PackReader : IAsyncDisposable
 
     private static PackReader Open(string path, PackReaderOptions options)
     {
-        SafeFileHandle handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.Read, FileOptions.None);
+        // Opened like every loaded file: a FIFO in its place cannot block, and Windows runs the block reads at once.
+        SafeFileHandle handle = ReadableFile.Open(path, out long length);
         try
         {
-            return new PackReader(path, handle, PackIndex.Read(handle, path), options);
+            return new PackReader(path, handle, PackIndex.Read(handle, path, length), options);
         }
         catch
         {
@@ -307,9 +309,8 @@ public sealed class PackReader : IAsyncDisposable
         }
 
         // Cached blocks are plain arrays, not pooled: a caller may still be copying from one when it is evicted.
-        byte[] pooled = PackBlockReader.ReadAndDecode(_handle, Path, _index.Blocks[k], k, _pool);
-        byte[] decoded = pooled.AsSpan(0, _index.Blocks[k].RawLength).ToArray();
-        _pool.Return(pooled);
+        byte[] decoded = GC.AllocateUninitializedArray<byte>(_index.Blocks[k].RawLength);
+        PackBlockReader.ReadAndDecode(_handle, Path, _index.Blocks[k], k, _pool, decoded);
         lock (_cache)
         {
             _cache.AddFirst((k, decoded));
