@@ -36,21 +36,9 @@ internal sealed class DedicatedThreadScheduler : TaskScheduler, IDisposable
     /// </summary>
     public void AllowThreads(int maxThreads)
     {
-        int current = Volatile.Read(ref _maxThreads);
-        while (maxThreads > current)
+        if (InterlockedMax.TryRaise(ref _maxThreads, maxThreads))
         {
-            int seen = Interlocked.CompareExchange(ref _maxThreads, maxThreads, current);
-            if (seen == current)
-            {
-                if (_queue.Count > Volatile.Read(ref _idle))
-                {
-                    TryStartThread();
-                }
-
-                return;
-            }
-
-            current = seen;
+            StartThreadIfNeeded();
         }
     }
 
@@ -70,6 +58,11 @@ internal sealed class DedicatedThreadScheduler : TaskScheduler, IDisposable
             return;
         }
 
+        StartThreadIfNeeded();
+    }
+
+    private void StartThreadIfNeeded()
+    {
         if (_queue.Count > Volatile.Read(ref _idle))
         {
             TryStartThread();

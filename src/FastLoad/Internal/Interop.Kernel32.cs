@@ -11,7 +11,6 @@ internal static unsafe partial class Interop
 {
     private const string Kernel32 = "kernel32.dll";
 
-    internal const int ErrorHandleEof = 38;
     internal const int ErrorMoreData = 234;
 
     /// <summary>GetDriveTypeW: a network drive, mapped or UNC.</summary>

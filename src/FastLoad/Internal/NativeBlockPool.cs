@@ -201,7 +201,7 @@ internal static unsafe class NativeBlockPool
     /// fewer pages), while buffered reads take 1,400 ms with them and 636 ms without (each huge page faulted in by the
     /// copy out of the page cache is compacted and zeroed first).
     /// </summary>
-    internal static byte* Allocate(long size, bool hugePages = false)
+    internal static byte* Allocate(long size, bool hugePages)
     {
         if (!OperatingSystem.IsLinux())
         {

@@ -153,13 +153,10 @@ internal sealed class DeviceLane
 
         if (_controller?.OnCompleted(bytes, 1) is int limit)
         {
-            lock (_gate)
-            {
-                // Reported as a change, so that the up-down counter sums the limits of the loads running now.
-                _run.Instruments.Parallelism.Add(limit - _gate.Limit);
-                _threads?.AllowThreads(limit);
-                _gate.SetLimit(limit);
-            }
+            _threads?.AllowThreads(limit);
+
+            // Reported as a change, so that the up-down counter sums the limits of the loads running now.
+            _run.Instruments.Parallelism.Add(limit - _gate.SetLimit(limit));
         }
     }
 }

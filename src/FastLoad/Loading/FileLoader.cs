@@ -48,7 +48,7 @@ public sealed class FileLoader
     /// <exception cref="ArgumentException"><paramref name="options"/> has a value out of range or an invalid combination; the message names it.</exception>
     public FileLoader(FileLoaderOptions? options = null, ILoggerFactory? loggerFactory = null, TimeProvider? timeProvider = null, IMeterFactory? meterFactory = null)
     {
-        _options = Copy(options ?? new FileLoaderOptions());
+        _options = (options ?? new FileLoaderOptions()).Clone();
         foreach (IValidateOptions<FileLoaderOptions> validator in (IValidateOptions<FileLoaderOptions>[])[new FileLoaderOptionsValidator(), new FileLoaderOptionsCrossValidator()])
         {
             ValidateOptionsResult result = validator.Validate(Options.DefaultName, _options);
@@ -258,21 +258,4 @@ public sealed class FileLoader
             ExceptionDispatchInfo.Throw(file.Error);
         }
     }
-
-    private static FileLoaderOptions Copy(FileLoaderOptions options) => new()
-    {
-        MaxDegreeOfParallelism = options.MaxDegreeOfParallelism,
-        MemoryBudget = options.MemoryBudget,
-        Ordering = options.Ordering,
-        ErrorHandling = options.ErrorHandling,
-        Scheduling = options.Scheduling,
-        ConsumerParallelism = options.ConsumerParallelism,
-        Adaptive = options.Adaptive,
-        Storage = options.Storage,
-        PhysicalOrder = options.PhysicalOrder,
-        Buffering = options.Buffering,
-        UseMemoryMapping = options.UseMemoryMapping,
-        SimulateUnbufferedRefusal = options.SimulateUnbufferedRefusal,
-        BufferPool = options.BufferPool,
-    };
 }

@@ -71,6 +71,9 @@ public sealed class FileLoaderOptions
     /// <summary>Makes every unbuffered read take the fallback path, as on a file system that refuses them (for tests).</summary>
     internal bool SimulateUnbufferedRefusal { get; set; }
 
+    /// <summary>A copy, so that an engine is not changed by later changes to the options it was built with (shallow: the pool is shared).</summary>
+    internal FileLoaderOptions Clone() => (FileLoaderOptions)MemberwiseClone();
+
     /// <summary>Gets or sets the pool the file buffers are rented from.</summary>
     /// <value>
     /// The default value is <see langword="null"/>: FastLoad's own pool, which takes arrays of up to 128 KiB from

@@ -35,7 +35,7 @@ internal sealed class LoadRun : IAsyncDisposable
 
     private readonly Dictionary<int, LoadedFile> _outOfOrder = [];
     private readonly List<LoadFailure> _failures = [];
-    private readonly List<DeviceLane> _lanes = [];
+    private readonly Dictionary<ulong, DeviceLane> _lanes = [];
     private readonly long _startTimestamp;
     private SemaphoreSlim? _deliverySlots;
     private Task _producer = Task.CompletedTask;
@@ -105,7 +105,7 @@ internal sealed class LoadRun : IAsyncDisposable
     public LoadSummary Complete()
     {
         // The lane with the most files speaks for the load (most loads touch one device).
-        DeviceLane? main = _lanes.Where(lane => lane.FileCount > 0).MaxBy(lane => lane.FileCount);
+        DeviceLane? main = _lanes.Values.MaxBy(lane => lane.FileCount);
         var summary = new LoadSummary(
             _fileCount,
             _byteCount,
@@ -167,7 +167,7 @@ internal sealed class LoadRun : IAsyncDisposable
     public long ReadAndPublish(PlannedFile file)
     {
         int concurrent = Interlocked.Increment(ref _concurrentReads);
-        InterlockedMax(ref _peakConcurrentReads, concurrent);
+        InterlockedMax.TryRaise(ref _peakConcurrentReads, concurrent);
         Instruments.ReadsActive.Add(1);
         long started = _time.GetTimestamp();
         LoadedFile result;
@@ -239,14 +239,15 @@ internal sealed class LoadRun : IAsyncDisposable
     {
         CancellationToken cancellationToken = _stop.Token;
         (List<string> paths, HashSet<int> undecodable) = FilePlanner.Enumerate(_files, cancellationToken);
-        long meanLength = ParallelismPolicy.MeanLength(FilePlanner.SampleLengths(paths));
+        Dictionary<int, PlannedFile> sample = FilePlanner.PlanSample(paths, undecodable);
+        long meanLength = ParallelismPolicy.MeanLength(sample.Values.Where(file => file.Error is null).Select(file => file.Length).ToList());
         _logger.LoadStarting(paths.Count, _files, meanLength);
         int deliveryWindow = Math.Max(MinDeliveryWindow, DeliveryWindowPerRead * Math.Min(paths.Count, ParallelismPolicy.MaxAdaptiveDepth));
         _deliverySlots = new SemaphoreSlim(deliveryWindow);
 
         // Input order needs one feeder (slots and budget are taken in the set's order), so one lane for all devices.
         bool lanePerDevice = _options.Ordering == LoadOrdering.Completion;
-        var lanes = new Dictionary<ulong, DeviceLane>();
+        DeviceLane? previous = null;
         try
         {
             for (int index = 0; index < paths.Count; index++)
@@ -256,28 +257,32 @@ internal sealed class LoadRun : IAsyncDisposable
                     cancellationToken.ThrowIfCancellationRequested();
                 }
 
-                // Planned just before it is queued, so that reading starts without waiting for every file's status.
-                PlannedFile file = FilePlanner.Plan(index, paths[index], undecodable.Contains(index));
+                // Planned just before it is queued (the sample's files once, before the first), so that reading starts
+                // without waiting for every file's status.
+                PlannedFile file = sample.Remove(index, out PlannedFile sampled) ? sampled : FilePlanner.Plan(index, paths[index], undecodable.Contains(index));
+
+                // A file that failed to plan is only reported: it goes to a lane that exists rather than open one of its own.
+                DeviceLane? lane = file.Error is not null ? previous : null;
                 ulong key = lanePerDevice ? file.DeviceId : 0;
-                if (!lanes.TryGetValue(key, out DeviceLane? lane))
+                if (lane is null && !_lanes.TryGetValue(key, out lane))
                 {
                     lane = CreateLane(file, meanLength, paths.Count);
-                    lanes.Add(key, lane);
-                    _lanes.Add(lane);
+                    _lanes.Add(key, lane);
                     lane.Start(_options.Scheduling, cancellationToken);
                 }
 
                 lane.Add(file);
+                previous = lane;
             }
         }
         finally
         {
-            foreach (DeviceLane lane in _lanes)
+            foreach (DeviceLane lane in _lanes.Values)
             {
                 lane.CompleteAdding();
             }
 
-            await Task.WhenAll(_lanes.Select(lane => lane.Completion)).ConfigureAwait(false);
+            await Task.WhenAll(_lanes.Values.Select(lane => lane.Completion)).ConfigureAwait(false);
         }
     }
 
@@ -302,7 +307,7 @@ internal sealed class LoadRun : IAsyncDisposable
             }
         }
 
-        bool physicalOrder = _options.PhysicalOrder switch
+        bool physicalOrder = PhysicalLayout.IsSupported && _options.PhysicalOrder switch
         {
             PhysicalOrder.On => true,
             PhysicalOrder.Auto => kind == StorageKind.Rotational && _options.Ordering == LoadOrdering.Completion,
@@ -318,27 +323,12 @@ internal sealed class LoadRun : IAsyncDisposable
         {
             return file.DeviceId != 0 && OperatingSystem.IsLinux()
                 ? StorageProbe.DescribeDevice(file.DeviceId)
-                : StorageProbe.Describe(Path.GetDirectoryName(Path.GetFullPath(file.Path)) is { Length: > 0 } directory && Directory.Exists(directory) ? directory : ".");
+                : StorageProbe.Describe(Path.GetDirectoryName(Path.GetFullPath(file.Path)) ?? file.Path);
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or ArgumentException)
         {
             // Files that failed to plan, or a device that cannot be examined: the default policy applies.
             return StorageDevice.Unknown;
-        }
-    }
-
-    private static void InterlockedMax(ref int location, int value)
-    {
-        int current = Volatile.Read(ref location);
-        while (value > current)
-        {
-            int seen = Interlocked.CompareExchange(ref location, value, current);
-            if (seen == current)
-            {
-                return;
-            }
-
-            current = seen;
         }
     }
 }

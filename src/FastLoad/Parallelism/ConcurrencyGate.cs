@@ -46,12 +46,16 @@ internal sealed class ConcurrencyGate
         }
     }
 
-    public void SetLimit(int limit)
+    /// <summary>Sets the limit and admits waiters it now allows.</summary>
+    /// <returns>The previous limit.</returns>
+    public int SetLimit(int limit)
     {
         lock (_sync)
         {
+            int previous = _limit;
             _limit = limit;
             AdmitWaiters();
+            return previous;
         }
     }
 

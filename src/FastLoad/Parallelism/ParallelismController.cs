@@ -40,7 +40,6 @@ internal sealed class ParallelismController
 
     private readonly object _sync = new();
     private readonly TimeProvider _time;
-    private readonly TimeSpan _window;
     private readonly int _ceiling;
     private readonly bool _countFiles;
     private readonly List<int> _history;
@@ -62,14 +61,12 @@ internal sealed class ParallelismController
     /// <param name="ceiling">The highest limit (the read block's MaxDegreeOfParallelism).</param>
     /// <param name="countFiles">Measure files per second (small files: requests are the cost) rather than bytes per second.</param>
     /// <param name="time">The clock of the measurement windows.</param>
-    /// <param name="window">The shortest measurement window; <see langword="null"/> for <see cref="DefaultWindow"/>.</param>
-    public ParallelismController(int initial, int ceiling, bool countFiles, TimeProvider time, TimeSpan? window = null)
+    public ParallelismController(int initial, int ceiling, bool countFiles, TimeProvider time)
     {
         _ceiling = Math.Max(1, ceiling);
         _limit = _settled = Math.Clamp(initial, 1, _ceiling);
         _countFiles = countFiles;
         _time = time;
-        _window = window ?? DefaultWindow;
         _direction = _settled < _ceiling ? 1 : -1;
         _history = [_settled];
         _restWindows = InitialRestWindows;
@@ -100,7 +97,7 @@ internal sealed class ParallelismController
     {
         Interlocked.Add(ref _windowBytes, bytes);
         long windowFiles = Interlocked.Add(ref _windowFiles, files);
-        if (_time.GetElapsedTime(Volatile.Read(ref _windowStart)) < _window || windowFiles < Math.Min(MinimumCompletionsPerWindow, Volatile.Read(ref _limit)))
+        if (_time.GetElapsedTime(Volatile.Read(ref _windowStart)) < DefaultWindow || windowFiles < Math.Min(MinimumCompletionsPerWindow, Volatile.Read(ref _limit)))
         {
             return null;
         }
@@ -114,7 +111,7 @@ internal sealed class ParallelismController
         try
         {
             TimeSpan elapsed = _time.GetElapsedTime(_windowStart);
-            if (elapsed < _window)
+            if (elapsed < DefaultWindow)
             {
                 return null; // Another thread closed it first.
             }

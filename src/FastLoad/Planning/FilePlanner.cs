@@ -39,21 +39,18 @@ internal static class FilePlanner
         return (paths, undecodable);
     }
 
-    /// <summary>The lengths of up to <see cref="SampleSize"/> readable files at evenly spaced positions of the set.</summary>
-    public static List<long> SampleLengths(List<string> paths)
+    /// <summary>Plans up to <see cref="SampleSize"/> files at evenly spaced positions of the set, by index: their mean size sets the initial parallelism, and the load uses these plans rather than statting the files again.</summary>
+    public static Dictionary<int, PlannedFile> PlanSample(List<string> paths, HashSet<int> undecodable)
     {
         int count = Math.Min(SampleSize, paths.Count);
-        var lengths = new List<long>(count);
+        var sample = new Dictionary<int, PlannedFile>(count);
         for (int i = 0; i < count; i++)
         {
-            PlannedFile file = Plan((int)((long)i * paths.Count / count), paths[(int)((long)i * paths.Count / count)]);
-            if (file.Error is null)
-            {
-                lengths.Add(file.Length);
-            }
+            int index = (int)((long)i * paths.Count / count);
+            sample[index] = Plan(index, paths[index], undecodable.Contains(index));
         }
 
-        return lengths;
+        return sample;
     }
 
     public static PlannedFile Plan(int index, string path, bool undecodable = false)

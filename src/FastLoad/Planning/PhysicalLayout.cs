@@ -8,10 +8,13 @@ internal static partial class PhysicalLayout
 {
     private const ulong Unknown = ulong.MaxValue;
 
+    /// <summary>Whether the platform tells where a file lies (Linux FIEMAP, Windows retrieval pointers).</summary>
+    public static bool IsSupported => OperatingSystem.IsLinux() || OperatingSystem.IsWindows();
+
     /// <summary>Sorts files by the physical position of their first extent; files whose position is unknown keep their order, at the end.</summary>
     public static void Sort(List<PlannedFile> files)
     {
-        if (!OperatingSystem.IsLinux() && !OperatingSystem.IsWindows())
+        if (!IsSupported)
         {
             return;
         }
@@ -38,7 +41,7 @@ internal static partial class PhysicalLayout
     {
         try
         {
-            if (!OperatingSystem.IsLinux() && !OperatingSystem.IsWindows())
+            if (!IsSupported)
             {
                 return Unknown;
             }
