@@ -58,8 +58,6 @@ internal static class BenchmarkData
         return paths;
     }
 
-    public static long TotalBytes(IEnumerable<string> paths) => paths.Sum(path => new FileInfo(path).Length);
-
     /// <summary>Evicts the files before a measured iteration; fails loudly where that is impossible, rather than measuring memory.</summary>
     public static void EvictOrThrow(IReadOnlyList<string> paths)
     {

@@ -71,7 +71,7 @@ internal static class FioProbe
             Keep(output, target, readWrite, blockSize);
             using JsonDocument document = JsonDocument.Parse(File.ReadAllText(output));
             JsonElement read = document.RootElement.GetProperty("jobs")[0].GetProperty("read");
-            return new FioResult(read.GetProperty("iops").GetDouble(), read.GetProperty("bw_bytes").GetDouble(), "");
+            return new FioResult(read.GetProperty("iops").GetDouble(), "");
         }
         finally
         {

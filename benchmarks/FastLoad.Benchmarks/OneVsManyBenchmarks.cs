@@ -11,7 +11,7 @@ public class OneVsManyBenchmarks : IWorkloadSource
 {
     private IReadOnlyList<string> _paths = [];
     private byte[][] _buffers = [];
-    private LoadMethod _fastLoad = LoadMethods.FastLoadAutomatic;
+    private LoadMethod _fastLoad = null!;
 
     [Params(1, 16, 64, 512)]
     public int FileCount { get; set; } = 16;

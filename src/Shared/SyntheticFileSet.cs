@@ -1,8 +1,8 @@
 namespace FastLoad.Shared;
 
 /// <summary>
-/// Writes a deterministic set of files (the same seed gives the same names, sizes and bytes on every machine) and
-/// evicts them from the page cache, so that loads of it start cold. Shared by the tool, the benchmarks and the tests.
+/// Writes a deterministic set of files (the same seed gives the same names, sizes and bytes on every machine), and
+/// evicts sets from the page cache before a measurement. Shared by the tool, the benchmarks and the tests.
 /// </summary>
 internal static class SyntheticFileSet
 {
@@ -38,7 +38,6 @@ internal static class SyntheticFileSet
             paths.Add(path);
         }
 
-        Evict(paths);
         return paths;
     }
 
@@ -56,6 +55,36 @@ internal static class SyntheticFileSet
         }
 
         return true;
+    }
+
+    /// <summary>
+    /// Evicts each file it can and yields it; a file that cannot be opened (a FIFO, no permission, gone) is left out,
+    /// for a load to report. Where the OS cannot evict, yields the files that exist. Lazy: only what is taken is evicted.
+    /// </summary>
+    public static IEnumerable<string> EvictReadable(IEnumerable<string> paths)
+    {
+        foreach (string path in paths)
+        {
+            bool readable;
+            try
+            {
+                if (PageCache.IsEvictionSupported)
+                {
+                    PageCache.Evict(path);
+                }
+
+                readable = PageCache.IsEvictionSupported || File.Exists(path);
+            }
+            catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+            {
+                readable = false;
+            }
+
+            if (readable)
+            {
+                yield return path;
+            }
+        }
     }
 
     private static readonly string[] Words =

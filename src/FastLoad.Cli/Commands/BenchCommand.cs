@@ -28,14 +28,8 @@ internal static class BenchCommand
             return ExitCodes.Usage;
         }
 
-        List<string> paths;
-        try
+        if (Comparison.TryListReadable(FileSet.FromDirectory(path, pattern), limit) is not { } paths)
         {
-            paths = FileSet.FromDirectory(path, pattern).EnumeratePaths().Where(IsReadable).Take(limit).ToList();
-        }
-        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
-        {
-            Console.Error.WriteLine($"fastload: {ex.Message}");
             return ExitCodes.SomeFailed;
         }
 
@@ -47,19 +41,5 @@ internal static class BenchCommand
 
         Console.WriteLine($"Loading {paths.Count:N0} files under {path}, {rounds} rounds.");
         return await Comparison.RunAsync(paths, LoadMethods.Demo, rounds, cancellationToken);
-    }
-
-    // The naive methods would stop at the first unreadable file; the comparison is about speed, so such files are left out.
-    private static bool IsReadable(string path)
-    {
-        try
-        {
-            PageCache.Evict(path);
-            return true;
-        }
-        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or PlatformNotSupportedException)
-        {
-            return ex is PlatformNotSupportedException && File.Exists(path);
-        }
     }
 }

@@ -54,6 +54,24 @@ internal static class Comparison
         return ExitCodes.Success;
     }
 
+    /// <summary>
+    /// Up to <paramref name="limit"/> files of the set that can be read, each evicted on the way (the naive methods of
+    /// a comparison stop at the first unreadable file, and a sweep is about speed, so such files are left out); or
+    /// <see langword="null"/>, with the reason printed, when the set cannot be listed.
+    /// </summary>
+    internal static List<string>? TryListReadable(FileSet files, int limit)
+    {
+        try
+        {
+            return SyntheticFileSet.EvictReadable(files.EnumeratePaths()).Take(limit).ToList();
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            Console.Error.WriteLine($"fastload: {ex.Message}");
+            return null;
+        }
+    }
+
     /// <summary>The median of some timings: the middle one, or the mean of the middle two.</summary>
     internal static double Median(List<double> values)
     {

@@ -109,9 +109,11 @@ internal static class LoadCommand
         long start = Stopwatch.GetTimestamp();
         int files = 0;
         long bytes = 0;
+        int readsInFlight;
         try
         {
             await using PackReader pack = await PackReader.OpenAsync(path, new PackReaderOptions { MemoryBudget = budget }, cancellationToken);
+            readsInFlight = pack.ReadsInFlight;
             await foreach (LoadedFile entry in pack.LoadAllAsync(cancellationToken))
             {
                 using (entry)
@@ -129,7 +131,6 @@ internal static class LoadCommand
         }
 
         double seconds = Stopwatch.GetElapsedTime(start).TotalSeconds;
-        int readsInFlight = Math.Max(4, Environment.ProcessorCount);
         string storage = StorageProbe.Describe(path).ToString();
         return Write(new Report(files, bytes, [], readsInFlight, readsInFlight, [readsInFlight], storage, seconds, coldNote, sums?.Finish()), json);
     }
@@ -155,18 +156,8 @@ internal static class LoadCommand
             return "warm: evicting from the page cache is not supported on this OS";
         }
 
-        foreach (string path in paths)
-        {
-            try
-            {
-                PageCache.Evict(path);
-            }
-            catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
-            {
-                // The load reports this file's problem itself.
-            }
-        }
-
+        // A file that cannot be evicted is left for the load to report.
+        _ = SyntheticFileSet.EvictReadable(paths).Count();
         return "cold (fsync + posix_fadvise DONTNEED per file)";
     }
 

@@ -37,15 +37,19 @@ internal static class ProbeCommand
         long memoryBudget = budget ?? new FileLoaderOptions().MemoryBudget;
 
         StorageDevice device;
-        List<string> files;
         try
         {
             device = StorageProbe.Describe(path);
-            files = (Directory.Exists(path) ? FileSet.FromDirectory(path) : FileSet.FromPaths([path])).EnumeratePaths().Take(limit).ToList();
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
         {
             Console.Error.WriteLine($"fastload: {ex.Message}");
+            return ExitCodes.SomeFailed;
+        }
+
+        // Files that cannot be read (a FIFO, no permission) are left out: the sweep measures speed.
+        if (Comparison.TryListReadable(Directory.Exists(path) ? FileSet.FromDirectory(path) : FileSet.FromPaths([path]), limit) is not { } files)
+        {
             return ExitCodes.SomeFailed;
         }
 

@@ -121,12 +121,15 @@ public sealed class PackReader : IAsyncDisposable
         return LoadAllCoreAsync(cancellationToken);
     }
 
+    /// <summary>The block reads <see cref="LoadAllAsync"/> keeps in flight (and its I/O threads): at least 16, or one per core, at most one per block.</summary>
+    internal int ReadsInFlight => Math.Clamp(_index.Blocks.Length, 1, Math.Max(MinReadsInFlight, Environment.ProcessorCount));
+
     private async IAsyncEnumerable<LoadedFile> LoadAllCoreAsync([EnumeratorCancellation] CancellationToken cancellationToken)
     {
         PackBlock[] blocks = _index.Blocks;
         PackEntry[] entries = _index.Entries;
-        int window = Math.Max(MinReadsInFlight, Environment.ProcessorCount);
-        using var threads = new DedicatedThreadScheduler(Math.Clamp(blocks.Length, 1, window), "FastLoad pack");
+        int window = ReadsInFlight;
+        using var threads = new DedicatedThreadScheduler(window, "FastLoad pack");
         var inFlight = new Queue<(Task<byte[]> Block, long Charge)>();
         long charged = 0;
         int next = 0;
