@@ -2,7 +2,7 @@
 # The full cold-cache benchmark suite, end to end: machine description, fio device baseline, every scenario
 # (with fio on the same files in the table), Markdown/CSV/JSON exports, and the charts.
 #
-# Estimated time on the project VM (2 cores, virtio SSD at about 1.08 GB/s), quiet machine: about 25 minutes,
+# Estimated time on the project VM (2 cores, a virtio disk that behaves like an SSD; fio: 905 MB/s sequential), quiet machine: about 25 minutes,
 # at most 35. The first run also generates about 5 GB of data (about 2 minutes); later runs reuse it.
 # Breakdown: many files 95 cases (~15 min), large file 22 (~3 min), one vs many 12 and read size 14 (~2 min),
 # fio device baseline 30 s, builds ~1.5 min, fio per workload ~1 min, charts 15 s.
