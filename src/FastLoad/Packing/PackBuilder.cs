@@ -117,6 +117,12 @@ internal sealed class PackBuilder
             {
                 using (file)
                 {
+                    if (file.Length > Array.MaxLength)
+                    {
+                        // The reader takes an entry into one buffer, so the format allows no more (docs/pack-format.md).
+                        throw new IOException($"'{file.Path}' is {file.Length:N0} bytes; a pack entry holds at most {Array.MaxLength:N0} bytes.");
+                    }
+
                     ReadOnlyMemory<byte> data = file.Data;
                     entries.Add((names[file.Index], data.Length, XxHash64.Hash(data.Span)));
                     while (!data.IsEmpty)

@@ -232,4 +232,20 @@ public sealed class PackRoundTripTests : PackTestBase
         Assert.Equal(1, options.Acceleration);
         Assert.Equal(90, options.RawThresholdPercent);
     }
+
+    [Fact]
+    public async Task CreateAsync_FileLargerThanAnEntryHolds_ThrowsNamingItAndLeavesNoPack()
+    {
+        string huge = Path.Combine(Source, "huge.bin");
+        Directory.CreateDirectory(Source);
+        using (var stream = new FileStream(huge, FileMode.Create, FileAccess.Write))
+        {
+            stream.SetLength((long)Array.MaxLength + 1); // Sparse: no disk space, read as zeros.
+        }
+
+        IOException error = await Assert.ThrowsAsync<IOException>(() => PackWriter.CreateAsync(PackPath, Source));
+
+        Assert.Contains(huge, error.Message, StringComparison.Ordinal);
+        Assert.False(File.Exists(PackPath));
+    }
 }
