@@ -41,7 +41,6 @@ public static class FastLoadServiceCollectionExtensions
     private static IServiceCollection AddFastLoadCore(IServiceCollection services)
     {
         services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<FileLoaderOptions>, FileLoaderOptionsValidator>());
-        services.TryAddEnumerable(ServiceDescriptor.Singleton<IValidateOptions<FileLoaderOptions>, FileLoaderOptionsCrossValidator>());
         services.TryAddSingleton(provider => new FileLoader(
             provider.GetRequiredService<IOptions<FileLoaderOptions>>().Value,
             provider.GetService<ILoggerFactory>(),

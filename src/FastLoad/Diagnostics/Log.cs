@@ -5,8 +5,8 @@ namespace FastLoad.Diagnostics;
 internal static partial class Log
 {
     [LoggerMessage(EventId = FastLoadEventId.LoadStarting, Level = LogLevel.Debug,
-        Message = "Loading {FileCount} files of {FileSet}, mean size about {MeanLength} bytes")]
-    public static partial void LoadStarting(this ILogger logger, int fileCount, FileSet fileSet, long meanLength);
+        Message = "Loading {FileCount} files of {FileSet} from {Device} as {StorageKind}: {DirectReaders} direct readers, pipeline {Pipeline}")]
+    public static partial void LoadStarting(this ILogger logger, int fileCount, FileSet fileSet, StorageDevice? device, StorageKind storageKind, int directReaders, bool pipeline);
 
     [LoggerMessage(EventId = FastLoadEventId.LaneStarting, Level = LogLevel.Debug,
         Message = "Reading from {Device} as {StorageKind}: {DegreeOfParallelism} reads at once (ceiling {Ceiling}, adaptive {Adaptive}, physical order {PhysicalOrder})")]

@@ -7,14 +7,16 @@ using FastLoad.Planning;
 namespace FastLoad.Loading;
 
 /// <summary>
-/// The reads of one load on one storage device: its own parallelism (a live gate in front of a Dataflow block whose
+/// The pipeline's reads on one storage device: its own parallelism (a live gate in front of a Dataflow block whose
 /// MaxDegreeOfParallelism is the ceiling), its own controller and its own I/O threads, so that a slow device does
-/// not set the pace of a fast one. Files arrive from the planner; the lane takes a delivery slot, budget and a gate
-/// slot for each, in its order, and posts it to its read block.
+/// not set the pace of a fast one. Files arrive from the pipeline; the lane takes a delivery slot and a
+/// gate slot for each, in its order, and posts it to its read block, which reads it as the direct readers do.
 /// </summary>
 internal sealed class DeviceLane
 {
     private readonly LoadRun _run;
+    private readonly Pipeline _pipeline;
+
     private readonly Channel<PlannedFile> _input = Channel.CreateUnbounded<PlannedFile>(new UnboundedChannelOptions { SingleReader = true, SingleWriter = true });
     private readonly ConcurrencyGate _gate;
     private readonly ParallelismController? _controller;
@@ -22,10 +24,12 @@ internal sealed class DeviceLane
     private readonly int _ceiling;
     private Task _completion = Task.CompletedTask;
     private DedicatedThreadScheduler? _threads;
+    private bool _parallelismCounted;
 
-    public DeviceLane(LoadRun run, StorageDevice device, int initial, int ceiling, ParallelismController? controller, bool physicalOrder)
+    public DeviceLane(LoadRun run, Pipeline pipeline, StorageDevice device, int initial, int ceiling, ParallelismController? controller, bool physicalOrder)
     {
         _run = run;
+        _pipeline = pipeline;
         Device = device;
         InitialParallelism = initial;
         _ceiling = ceiling;
@@ -60,8 +64,7 @@ internal sealed class DeviceLane
     private async Task FeedAsync(IoScheduling scheduling, CancellationToken cancellationToken)
     {
         // As many threads as the live limit, not the ceiling: the block may start a new task for a file admitted
-        // while another task is still finishing, which would otherwise add threads up to the ceiling (measured:
-        // 10,000 small files, 480 ms with threads up to a ceiling of 256 against 400 ms with 128).
+        // while another task is still finishing, which would otherwise add threads up to the ceiling.
         using DedicatedThreadScheduler? threads = scheduling == IoScheduling.DedicatedThreads
             ? new DedicatedThreadScheduler(_gate.Limit, $"FastLoad I/O {Device.Name}")
             : null;
@@ -78,19 +81,12 @@ internal sealed class DeviceLane
                 CancellationToken = cancellationToken,
             });
 
-        _run.Instruments.Parallelism.Add(_gate.Limit);
+        _parallelismCounted = _run.Instruments.ParallelismChanged(_gate.Limit);
         try
         {
             await foreach (PlannedFile file in OrderedFilesAsync(cancellationToken).ConfigureAwait(false))
             {
-                await _run.WaitForDeliverySlotAsync(cancellationToken).ConfigureAwait(false);
-                if (file.Error is not null)
-                {
-                    _run.Publish(new LoadedFile(file.Path, file.Index, file.Error, budgetCharge: 0));
-                    continue;
-                }
-
-                await _run.Budget.AcquireAsync(_run.BudgetCharge(file), cancellationToken).ConfigureAwait(false);
+                await _run.DeliverySlots.WaitAsync(cancellationToken).ConfigureAwait(false);
                 await _gate.WaitAsync(cancellationToken).ConfigureAwait(false);
                 if (!await readBlock.SendAsync(file, cancellationToken).ConfigureAwait(false))
                 {
@@ -98,9 +94,17 @@ internal sealed class DeviceLane
                 }
             }
         }
+        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+        {
+            // The load was stopped: the reads in flight finish below.
+        }
         finally
         {
-            _run.Instruments.Parallelism.Add(-_gate.Limit);
+            if (_parallelismCounted)
+            {
+                _run.Instruments.ParallelismChanged(-_gate.Limit);
+            }
+
             readBlock.Complete();
             try
             {
@@ -141,10 +145,11 @@ internal sealed class DeviceLane
 
     private void ReadOne(PlannedFile file)
     {
+        _pipeline.MarkReading();
         long bytes;
         try
         {
-            bytes = _run.ReadAndPublish(file);
+            bytes = _run.ReadAndPublish(file.Index);
         }
         finally
         {
@@ -154,9 +159,13 @@ internal sealed class DeviceLane
         if (_controller?.OnCompleted(bytes, 1) is int limit)
         {
             _threads?.AllowThreads(limit);
+            int previous = _gate.SetLimit(limit);
 
             // Reported as a change, so that the up-down counter sums the limits of the loads running now.
-            _run.Instruments.Parallelism.Add(limit - _gate.SetLimit(limit));
+            if (_parallelismCounted)
+            {
+                _run.Instruments.ParallelismChanged(limit - previous);
+            }
         }
     }
 }

@@ -7,8 +7,6 @@ using FastLoad.Diagnostics;
 using FastLoad.Loading;
 using FastLoad.Reading;
 using Microsoft.Extensions.Logging;
-using Microsoft.Extensions.Logging.Abstractions;
-using Microsoft.Extensions.Options;
 
 namespace FastLoad;
 
@@ -35,32 +33,35 @@ public sealed class FileLoader
     private const int MinReadAhead = 2;
     private const int MaxReadAhead = 16;
 
+    // The logger's category, as CreateLogger<FileLoader>() names it, without its reflection over the type's name.
+    private const string LoggerCategory = "FastLoad.FileLoader";
+
     private readonly FileLoaderOptions _options;
     private readonly TimeProvider _time;
     private readonly LoadInstruments _instruments;
-    private readonly ILogger _logger;
+    private readonly ILogger? _logger;
 
     /// <summary>Creates a loader.</summary>
     /// <param name="options">The options, copied now; <see langword="null"/> for the defaults.</param>
     /// <param name="loggerFactory">Where to log; <see langword="null"/> for no logging.</param>
     /// <param name="timeProvider">The clock of the adaptive controller's measurement windows; <see langword="null"/> for <see cref="TimeProvider.System"/>.</param>
-    /// <param name="meterFactory">Where the <see cref="FastLoadMetrics.MeterName"/> meter comes from; <see langword="null"/> for a process-wide meter.</param>
+    /// <param name="meterFactory">
+    /// Where the <see cref="FastLoadMetrics.MeterName"/> meter comes from; <see langword="null"/> for a process-wide meter, which is
+    /// created in the background after the process's first load (creating a meter costs a new process more than loading
+    /// a few hundred files). What loads record before then is recorded when it exists.
+    /// </param>
     /// <exception cref="ArgumentException"><paramref name="options"/> has a value out of range or an invalid combination; the message names it.</exception>
     public FileLoader(FileLoaderOptions? options = null, ILoggerFactory? loggerFactory = null, TimeProvider? timeProvider = null, IMeterFactory? meterFactory = null)
     {
         _options = (options ?? new FileLoaderOptions()).Clone();
-        foreach (IValidateOptions<FileLoaderOptions> validator in (IValidateOptions<FileLoaderOptions>[])[new FileLoaderOptionsValidator(), new FileLoaderOptionsCrossValidator()])
+        if (_options.Validate() is { } failure)
         {
-            ValidateOptionsResult result = validator.Validate(Options.DefaultName, _options);
-            if (result.Failed)
-            {
-                throw new ArgumentException(result.FailureMessage, nameof(options));
-            }
+            throw new ArgumentException(failure, nameof(options));
         }
 
         _time = timeProvider ?? TimeProvider.System;
         _instruments = new LoadInstruments(meterFactory);
-        _logger = (loggerFactory ?? NullLoggerFactory.Instance).CreateLogger<FileLoader>();
+        _logger = loggerFactory?.CreateLogger(LoggerCategory);
     }
 
     /// <summary>Loads a set of files and streams each one out as it is ready.</summary>
@@ -77,7 +78,7 @@ public sealed class FileLoader
     public IAsyncEnumerable<LoadedFile> LoadAsync(FileSet files, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(files);
-        return LoadCoreAsync(files, cancellationToken);
+        return new LoadEnumerable(this, files, cancellationToken);
     }
 
     /// <summary>Loads a set of files and hands each one to a consumer, which runs while the next files are being read.</summary>
@@ -142,22 +143,35 @@ public sealed class FileLoader
         return ChunkStream.ReadAsync(path, chunkSize, readAhead, ReadSettings.For(_options, _logger), cancellationToken);
     }
 
-    private async IAsyncEnumerable<LoadedFile> LoadCoreAsync(FileSet files, [EnumeratorCancellation] CancellationToken cancellationToken)
+    /// <summary>Starts nothing yet: the run enumerates the set and starts reading on its first <see cref="LoadRun.MoveNextAsync"/>.</summary>
+    internal LoadRun CreateRun(FileSet files, CancellationToken cancellationToken, CancellationToken enumeratorCancellationToken = default) =>
+        new(files, _options, _time, _instruments, _logger, cancellationToken, enumeratorCancellationToken);
+
+    private Task<LoadSummary> LoadToConsumerAsync(FileSet files, Func<LoadedFile, CancellationToken, ValueTask> consumer, CancellationToken cancellationToken) =>
+        _options.ConsumerParallelism == 1
+            ? LoadToOneConsumerAsync(files, consumer, cancellationToken)
+            : LoadToParallelConsumersAsync(files, consumer, cancellationToken);
+
+    /// <summary>One call at a time, on the loop that takes the files: no block to build for the common case.</summary>
+    private async Task<LoadSummary> LoadToOneConsumerAsync(FileSet files, Func<LoadedFile, CancellationToken, ValueTask> consumer, CancellationToken cancellationToken)
     {
-        LoadRun run = LoadRun.Start(files, _options, _time, _instruments, _logger, cancellationToken);
+        LoadRun run = CreateRun(files, cancellationToken);
         await using (run.ConfigureAwait(false))
         {
-            while (await run.ReadNextAsync(cancellationToken).ConfigureAwait(false) is { } file)
+            while (await run.MoveNextAsync().ConfigureAwait(false))
             {
-                ThrowIfFailedAndThrowing(file);
-                yield return file;
+                using LoadedFile file = run.Current;
+                if (file.Succeeded)
+                {
+                    await consumer(file, cancellationToken).ConfigureAwait(false);
+                }
             }
 
-            run.Complete();
+            return run.Complete();
         }
     }
 
-    private async Task<LoadSummary> LoadToConsumerAsync(FileSet files, Func<LoadedFile, CancellationToken, ValueTask> consumer, CancellationToken cancellationToken)
+    private async Task<LoadSummary> LoadToParallelConsumersAsync(FileSet files, Func<LoadedFile, CancellationToken, ValueTask> consumer, CancellationToken cancellationToken)
     {
         using var consumerStop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         Exception? consumerError = null;
@@ -192,18 +206,18 @@ public sealed class FileLoader
                 SingleProducerConstrained = true,
             });
 
-        LoadRun run = LoadRun.Start(files, _options, _time, _instruments, _logger, consumerStop.Token);
+        LoadRun run = CreateRun(files, consumerStop.Token);
         LoadSummary? summary = null;
         try
         {
             await using (run.ConfigureAwait(false))
             {
-                while (await run.ReadNextAsync(consumerStop.Token).ConfigureAwait(false) is { } file)
+                while (await run.MoveNextAsync().ConfigureAwait(false))
                 {
+                    LoadedFile file = run.Current;
                     if (!file.Succeeded)
                     {
                         file.Dispose();
-                        ThrowIfFailedAndThrowing(file);
                         continue;
                     }
 
@@ -247,15 +261,6 @@ public sealed class FileLoader
             {
                 file.Dispose();
             }
-        }
-    }
-
-    private void ThrowIfFailedAndThrowing(LoadedFile file)
-    {
-        if (file.Error is not null && _options.ErrorHandling == LoadErrorHandling.Throw)
-        {
-            file.Dispose();
-            ExceptionDispatchInfo.Throw(file.Error);
         }
     }
 }

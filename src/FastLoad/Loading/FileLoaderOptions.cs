@@ -71,6 +71,59 @@ public sealed class FileLoaderOptions
     /// <summary>Makes every unbuffered read take the fallback path, as on a file system that refuses them (for tests).</summary>
     internal bool SimulateUnbufferedRefusal { get; set; }
 
+    /// <summary>What is wrong with these options, naming each property; <see langword="null"/> when nothing is.</summary>
+    /// <remarks>
+    /// Written out rather than generated from the attributes, so that a loader checks its options without reflection or
+    /// the options library in a new process; a test keeps it in step with the attributes.
+    /// </remarks>
+    internal string? Validate()
+    {
+        FileLoaderOptions options = this;
+        string? failures = null;
+        if (options.MaxDegreeOfParallelism is int parallelism && parallelism is < 1 or > FileLoaderConstants.MaxDegreeOfParallelism)
+        {
+            Add(ref failures, $"{nameof(FileLoaderOptions.MaxDegreeOfParallelism)} must be between 1 and {FileLoaderConstants.MaxDegreeOfParallelism}; it is {parallelism}.");
+        }
+
+        if (options.MemoryBudget < FileLoaderConstants.MinMemoryBudget)
+        {
+            Add(ref failures, $"{nameof(FileLoaderOptions.MemoryBudget)} must be at least {FileLoaderConstants.MinMemoryBudget} bytes; it is {options.MemoryBudget}.");
+        }
+
+        if (options.ConsumerParallelism is < 1 or > FileLoaderConstants.MaxConsumerParallelism)
+        {
+            Add(ref failures, $"{nameof(FileLoaderOptions.ConsumerParallelism)} must be between 1 and {FileLoaderConstants.MaxConsumerParallelism}; it is {options.ConsumerParallelism}.");
+        }
+
+        // Range checks rather than Enum.IsDefined: each enum type would compile a generic method at run time.
+        CheckEnum(ref failures, nameof(FileLoaderOptions.Ordering), (int)options.Ordering, (int)LoadOrdering.Input);
+        CheckEnum(ref failures, nameof(FileLoaderOptions.ErrorHandling), (int)options.ErrorHandling, (int)LoadErrorHandling.Collect);
+        CheckEnum(ref failures, nameof(FileLoaderOptions.Scheduling), (int)options.Scheduling, (int)IoScheduling.ThreadPool);
+        CheckEnum(ref failures, nameof(FileLoaderOptions.PhysicalOrder), (int)options.PhysicalOrder, (int)PhysicalOrder.Off);
+        CheckEnum(ref failures, nameof(FileLoaderOptions.Buffering), (int)options.Buffering, (int)FileBuffering.Unbuffered);
+        if (options.Storage is StorageKind storage)
+        {
+            CheckEnum(ref failures, nameof(FileLoaderOptions.Storage), (int)storage, (int)StorageKind.Memory);
+        }
+
+        if (options.PhysicalOrder == PhysicalOrder.On && options.Ordering == LoadOrdering.Input)
+        {
+            Add(ref failures, "PhysicalOrder.On needs Ordering = LoadOrdering.Completion: reading in physical order and delivering in input order would hold every file read ahead of its turn.");
+        }
+
+        return failures;
+    }
+
+    private static void CheckEnum(ref string? failures, string property, int value, int last)
+    {
+        if (value < 0 || value > last)
+        {
+            Add(ref failures, $"{property} has no value {value}.");
+        }
+    }
+
+    private static void Add(ref string? failures, string failure) => failures = failures is null ? failure : $"{failures} {failure}";
+
     /// <summary>A copy, so that an engine is not changed by later changes to the options it was built with (shallow: the pool is shared).</summary>
     internal FileLoaderOptions Clone() => (FileLoaderOptions)MemberwiseClone();
 

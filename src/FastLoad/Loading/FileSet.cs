@@ -9,9 +9,10 @@ namespace FastLoad;
 public sealed class FileSet
 {
     private readonly Func<IEnumerable<string>> _enumerate;
-    private readonly string _description;
+    private readonly Func<string> _description;
 
-    private FileSet(Func<IEnumerable<string>> enumerate, string description, string? rootDirectory = null)
+    // The description is built when asked for: formatting a number costs a new process more than reading a file.
+    private FileSet(Func<IEnumerable<string>> enumerate, Func<string> description, string? rootDirectory = null)
     {
         _enumerate = enumerate;
         _description = description;
@@ -29,7 +30,7 @@ public sealed class FileSet
     public static FileSet FromPaths(IEnumerable<string> paths)
     {
         ArgumentNullException.ThrowIfNull(paths);
-        string[] copy = paths.ToArray();
+        string[] copy = Copy(paths);
         for (int i = 0; i < copy.Length; i++)
         {
             if (string.IsNullOrEmpty(copy[i]))
@@ -38,7 +39,7 @@ public sealed class FileSet
             }
         }
 
-        return new FileSet(() => copy, $"{copy.Length} paths");
+        return new FileSet(() => copy, () => $"{copy.Length} paths");
     }
 
     /// <summary>Creates a set of the files under a directory whose names match a pattern.</summary>
@@ -58,7 +59,7 @@ public sealed class FileSet
         ArgumentException.ThrowIfNullOrEmpty(pattern);
         return new FileSet(
             () => EnumerateDirectory(root, pattern, recursive),
-            $"{root}{System.IO.Path.DirectorySeparatorChar}{pattern}{(recursive ? " (recursive)" : string.Empty)}",
+            () => $"{root}{System.IO.Path.DirectorySeparatorChar}{pattern}{(recursive ? " (recursive)" : string.Empty)}",
             root);
     }
 
@@ -75,11 +76,11 @@ public sealed class FileSet
             ArgumentNullException.ThrowIfNull(set, nameof(sets));
         }
 
-        return new FileSet(() => copy.SelectMany(set => set.EnumeratePaths()), string.Join(" + ", copy.Select(set => set._description)));
+        return new FileSet(() => copy.SelectMany(set => set.EnumeratePaths()), () => string.Join(" + ", copy.Select(set => set.ToString())));
     }
 
     /// <inheritdoc />
-    public override string ToString() => _description;
+    public override string ToString() => _description();
 
     private static List<string> EnumerateDirectory(string root, string pattern, bool recursive)
     {
@@ -111,4 +112,25 @@ public sealed class FileSet
     /// <exception cref="DirectoryNotFoundException">The root directory of the set does not exist.</exception>
     /// <exception cref="UnauthorizedAccessException">A directory of the set cannot be enumerated.</exception>
     public IEnumerable<string> EnumeratePaths() => _enumerate();
+
+    // A copy without LINQ, which a new process would load and prepare first.
+    private static string[] Copy(IEnumerable<string> paths)
+    {
+        if (paths is ICollection<string> collection)
+        {
+            var array = new string[collection.Count];
+            collection.CopyTo(array, 0);
+            return array;
+        }
+
+        var list = new List<string>(paths);
+        return list.ToArray();
+    }
+
+    /// <summary>The paths of the set as they are now, in an array (a set of paths hands over its own copy, unchanged).</summary>
+    internal string[] ToPathArray()
+    {
+        IEnumerable<string> paths = _enumerate();
+        return paths as string[] ?? Copy(paths);
+    }
 }

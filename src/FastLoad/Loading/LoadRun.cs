@@ -1,23 +1,28 @@
-using System.Buffers;
-using System.Diagnostics;
-using System.Threading.Channels;
+using System.Runtime.ExceptionServices;
+using System.Threading.Tasks.Sources;
 using FastLoad.Diagnostics;
 using FastLoad.Internal;
 using FastLoad.Parallelism;
 using FastLoad.Planning;
 using FastLoad.Reading;
 using Microsoft.Extensions.Logging;
+using Microsoft.Win32.SafeHandles;
 
 namespace FastLoad.Loading;
 
 /// <summary>
-/// One load: plan -> per-device lanes (delivery slot, byte budget, live parallelism gate, Dataflow read block)
-/// -> one channel of outcomes -> delivery. A planner task stats each file and hands it to the lane of its device;
-/// each lane feeds its own read block; reads run on dedicated threads (or the pool) and publish every outcome,
-/// success or error, to the channel; the consumer side takes files from it (reordering them when asked) and hands
-/// them over, releasing their budget.
+/// One load. Its files are claimed, in the set's order, from one cursor by two kinds of reader: direct readers (a few
+/// threads started at once, each reading one file after another) and the adaptive pipeline (per-device lanes: a live
+/// parallelism gate in front of a Dataflow read block). Direct readers start the load without waiting for anything to
+/// be prepared; a set larger than they finish quickly starts the pipeline beside them, and they stop once it reads.
+/// Every file read, success or error, is published to the consumer side, which hands files over in completion or
+/// input order and releases their budget.
 /// </summary>
-internal sealed class LoadRun : IAsyncDisposable
+/// <remarks>
+/// The start path uses only the runtime's precompiled code (no generic instantiations over this library's value types,
+/// no async state machines, no Dataflow), so that the first load of a process spends its time reading, not compiling.
+/// </remarks>
+internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<bool>
 {
     // Files handed over but not yet consumed are bounded by count as well as bytes, so a set of empty or failing
     // files cannot pile up; with input ordering this is also the reorder window, in files per concurrent read.
@@ -28,187 +33,709 @@ internal sealed class LoadRun : IAsyncDisposable
     private readonly FileLoaderOptions _options;
     private readonly ReadSettings _readSettings;
     private readonly TimeProvider _time;
-    private readonly ILogger _logger;
+    private readonly ILogger? _logger;
+    private readonly LoadInstruments _instruments;
     private readonly CancellationTokenSource _stop;
-    private readonly Channel<LoadedFile> _results = Channel.CreateUnbounded<LoadedFile>(
-        new UnboundedChannelOptions { SingleReader = true, SingleWriter = false });
-
-    private readonly Dictionary<int, LoadedFile> _outOfOrder = [];
-    private readonly List<LoadFailure> _failures = [];
-    private readonly Dictionary<ulong, DeviceLane> _lanes = [];
+    private readonly CancellationToken _cancellationToken;
+    private readonly CancellationToken _enumeratorCancellationToken;
+    private readonly bool _inputOrder;
     private readonly long _startTimestamp;
-    private SemaphoreSlim? _deliverySlots;
-    private Task _producer = Task.CompletedTask;
+
+    // Consumer side, guarded by _sync.
+    private readonly object _sync = new();
+    private readonly Queue<LoadedFile> _ready = new();
+    private readonly Dictionary<int, LoadedFile>? _outOfOrder;
+    private List<LoadFailure>? _failures;
+    private ManualResetValueTaskSourceCore<bool> _signal;
+    private bool _consumerWaiting;
+    private bool _consumerBlocked;
+    private Exception? _fault;
     private int _nextIndex;
+    private int _handedOver;
     private int _fileCount;
     private long _byteCount;
+
+    private string[] _paths = [];
+    private HashSet<int>? _undecodable;
+    private SemaphoreSlim? _deliverySlots;
+    private CancellationTokenRegistration _stopRegistration;
+    private bool _started;
+    private bool _finished;
+    private bool _disposed;
+    private int _claimed;
+
+    // Reads: sizes seen (the pipeline's prior), concurrency, the readers still running.
+    private long _bytesSeen;
+    private int _filesSeen;
     private int _concurrentReads;
     private int _peakConcurrentReads;
+    private int _activeReaders;
+    private TaskCompletionSource? _readersExited;
 
-    private LoadRun(FileSet files, FileLoaderOptions options, TimeProvider time, LoadInstruments instruments, ILogger logger, CancellationToken cancellationToken)
+    private CallerFile? _callerFile;
+    private DirectReaders? _directReaders;
+    private Pipeline? _pipeline;
+    private StorageDevice? _device;
+
+    /// <summary>Prepares a load; it starts on the first <see cref="MoveNextAsync"/>. Both tokens stop it (the second is an enumeration's own).</summary>
+    public LoadRun(
+        FileSet files, FileLoaderOptions options, TimeProvider time, LoadInstruments instruments, ILogger? logger, CancellationToken cancellationToken, CancellationToken enumeratorCancellationToken = default)
     {
-        Instruments = instruments;
         _files = files;
         _options = options;
         _readSettings = ReadSettings.For(options, logger);
         _time = time;
+        _instruments = instruments;
         _logger = logger;
+        _inputOrder = options.Ordering == LoadOrdering.Input;
+        _outOfOrder = _inputOrder ? [] : null;
         Budget = new ByteBudget(options.MemoryBudget);
-        _stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        if (!cancellationToken.CanBeCanceled || cancellationToken == enumeratorCancellationToken)
+        {
+            cancellationToken = enumeratorCancellationToken;
+            enumeratorCancellationToken = default;
+        }
+
+        _stop = (cancellationToken.CanBeCanceled, enumeratorCancellationToken.CanBeCanceled) switch
+        {
+            (true, true) => CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, enumeratorCancellationToken),
+            (true, false) => CancellationTokenSource.CreateLinkedTokenSource(cancellationToken),
+            _ => new CancellationTokenSource(),
+        };
+        _cancellationToken = cancellationToken;
+        _enumeratorCancellationToken = enumeratorCancellationToken;
         _startTimestamp = time.GetTimestamp();
+        _signal.RunContinuationsAsynchronously = true;
     }
 
     public ByteBudget Budget { get; }
 
-    public LoadInstruments Instruments { get; }
+    public FileLoaderOptions Options => _options;
 
-    public static LoadRun Start(FileSet files, FileLoaderOptions options, TimeProvider time, LoadInstruments instruments, ILogger logger, CancellationToken cancellationToken)
-    {
-        var run = new LoadRun(files, options, time, instruments, logger, cancellationToken);
-        run._producer = Task.Run(run.ProduceAsync, CancellationToken.None);
-        return run;
-    }
+    /// <summary>Where to log; <see langword="null"/> when the loader has no logger, so that logging costs nothing.</summary>
+    public ILogger? Logger => _logger;
 
-    /// <summary>Returns the next file to hand over, or <see langword="null"/> when every file was delivered.</summary>
-    public async ValueTask<LoadedFile?> ReadNextAsync(CancellationToken cancellationToken)
+    public LoadInstruments Instruments => _instruments;
+
+    public TimeProvider Time => _time;
+
+    public CancellationToken StopToken => _stop.Token;
+
+    /// <summary>The file <see cref="MoveNextAsync"/> handed over last.</summary>
+    public LoadedFile Current { get; private set; } = null!;
+
+    /// <summary>Whether the direct readers should stop taking files: the pipeline reads now, or the load stops.</summary>
+    internal bool DirectReadersRetired => Volatile.Read(ref _pipeline)?.IsReading == true || _stop.IsCancellationRequested;
+
+    /// <summary>Hands over the next file; <see langword="false"/> when every file was handed over.</summary>
+    /// <remarks>
+    /// Reads on the calling thread while no file is ready and direct readers are starting, rather than wait for them.
+    /// A failed file is thrown with <see cref="LoadErrorHandling.Throw"/>.
+    /// </remarks>
+    public ValueTask<bool> MoveNextAsync()
     {
-        ChannelReader<LoadedFile> reader = _results.Reader;
+        if (!_started)
+        {
+            Start();
+        }
+
         while (true)
         {
-            if (_outOfOrder.Remove(_nextIndex, out LoadedFile? due))
+            LoadedFile? file;
+            lock (_sync)
             {
-                _nextIndex++;
-                return HandOver(due);
+                if (!TryTakeLocked(out file))
+                {
+                    if (_handedOver == _paths.Length)
+                    {
+                        return new ValueTask<bool>(Finished());
+                    }
+
+                    ThrowIfStoppedLocked();
+                }
             }
 
-            if (reader.TryRead(out LoadedFile? file))
+            if (file is not null)
             {
-                if (_options.Ordering == LoadOrdering.Completion)
-                {
-                    return HandOver(file);
-                }
+                return new ValueTask<bool>(HandOver(file));
+            }
 
-                _outOfOrder.Add(file.Index, file);
+            // Nothing is ready: the caller reads the next file itself rather than sleep while the readers start. A
+            // pinned parallelism is a promise about reads at once, which the caller's read would break.
+            if (_callerFile is not null
+                ? TryFinishCallerRead()
+                : _directReaders is not null && _options.MaxDegreeOfParallelism is null && !DirectReadersRetired && TryClaim(wait: false, out int index) && TryCallerRead(index))
+            {
                 continue;
             }
 
-            if (!await reader.WaitToReadAsync(cancellationToken).ConfigureAwait(false))
+            lock (_sync)
             {
-                // Every result is in; this rethrows what stopped the producer (a missing root directory, say).
-                await _producer.ConfigureAwait(false);
-                Debug.Assert(_outOfOrder.Count == 0, "Every planned file yields exactly one result.");
-                return null;
+                if (_ready.Count > 0 || _outOfOrder?.ContainsKey(_nextIndex) == true || _handedOver == _paths.Length || _fault is not null || _stop.IsCancellationRequested)
+                {
+                    continue;
+                }
+
+                if (SynchronizationContext.Current is null && ThreadPool.ThreadCount == 0)
+                {
+                    // A new process has no pool threads yet to run an asynchronous continuation on: starting them costs
+                    // more than the reads in flight take, so the calling thread waits for those, as a loop would.
+                    _consumerBlocked = true;
+                    Monitor.Wait(_sync);
+                    _consumerBlocked = false;
+                    continue;
+                }
+
+                _signal.Reset();
+                _consumerWaiting = true;
+                return new ValueTask<bool>(this, _signal.Version);
             }
         }
     }
 
+    bool IValueTaskSource<bool>.GetResult(short token)
+    {
+        _signal.GetResult(token);
+        LoadedFile? file;
+        lock (_sync)
+        {
+            if (!TryTakeLocked(out file))
+            {
+                ThrowIfStoppedLocked();
+                return Finished();
+            }
+        }
+
+        return HandOver(file);
+    }
+
+    ValueTaskSourceStatus IValueTaskSource<bool>.GetStatus(short token) => _signal.GetStatus(token);
+
+    void IValueTaskSource<bool>.OnCompleted(Action<object?> continuation, object? state, short token, ValueTaskSourceOnCompletedFlags flags) =>
+        _signal.OnCompleted(continuation, state, token, flags);
+
+    /// <summary>What the load did, once every file was handed over.</summary>
     public LoadSummary Complete()
     {
-        // The lane with the most files speaks for the load (most loads touch one device).
-        DeviceLane? main = _lanes.Values.MaxBy(lane => lane.FileCount);
+        PipelineSummary? lane = _pipeline?.Summary();
+        int threads = _directReaders?.Threads ?? 0;
         var summary = new LoadSummary(
             _fileCount,
             _byteCount,
-            _failures.ToArray(),
+            _failures?.ToArray() ?? [],
             _time.GetElapsedTime(_startTimestamp),
-            main?.CurrentParallelism ?? 0,
-            main?.InitialParallelism ?? 0,
-            main?.History ?? [],
-            main?.Device,
+            lane?.CurrentParallelism ?? threads,
+            lane?.InitialParallelism ?? threads,
+            lane?.History ?? (threads > 0 ? [threads] : []),
+            // Described when asked for: the first reader may still be at it (it costs a new process more than a small load).
+            () => lane?.Device ?? Volatile.Read(ref _device) ?? (_paths.Length == 0 ? null : DescribeDevice(_paths[0])),
             Budget.Peak,
             Volatile.Read(ref _peakConcurrentReads));
-        _logger.LoadCompleted(summary.FileCount, summary.ByteCount, (long)summary.Elapsed.TotalMilliseconds, summary.DegreeOfParallelism, summary.Failures.Count);
         return summary;
     }
 
-    /// <summary>Stops the load, waits for reads in flight, and returns the buffer of every file not handed over.</summary>
-    public async ValueTask DisposeAsync()
+    /// <summary>Stops the load, waits for the reads in flight, and returns the buffer of every file not handed over.</summary>
+    public ValueTask DisposeAsync()
     {
-        await _stop.CancelAsync().ConfigureAwait(false);
-        try
+        if (_disposed)
         {
-            await _producer.ConfigureAwait(false);
-        }
-        catch
-        {
-            // Already surfaced through ReadNextAsync, or irrelevant once the consumer has stopped.
+            return default;
         }
 
-        while (_results.Reader.TryRead(out LoadedFile? file))
+        lock (_sync)
         {
-            file.Dispose();
+            _disposed = true;
         }
 
-        foreach (LoadedFile file in _outOfOrder.Values)
+        _stop.Cancel();
+        Task readersExited;
+        lock (_sync)
         {
-            file.Dispose();
+            WaitForIdleReadersLocked();
+
+            readersExited = _activeReaders == 0 ? Task.CompletedTask : (_readersExited ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously)).Task;
         }
 
-        _outOfOrder.Clear();
+        if (readersExited.IsCompleted && _pipeline is null)
+        {
+            Release();
+            return default;
+        }
+
+        return DisposeSlowAsync(readersExited);
+    }
+
+    private async ValueTask DisposeSlowAsync(Task readersExited)
+    {
+        await readersExited.ConfigureAwait(false);
+        if (_pipeline is not null)
+        {
+            await _pipeline.Completion.ConfigureAwait(false);
+        }
+
+        Release();
+    }
+
+    /// <summary>Returns what was read and not handed over, and the load's own resources.</summary>
+    private void Release()
+    {
+        _callerFile?.Handle.Dispose();
+        _callerFile = null;
+        lock (_sync)
+        {
+            while (_ready.TryDequeue(out LoadedFile? file))
+            {
+                file.Dispose();
+            }
+
+            if (_outOfOrder is not null)
+            {
+                foreach (LoadedFile file in _outOfOrder.Values)
+                {
+                    file.Dispose();
+                }
+
+                _outOfOrder.Clear();
+            }
+        }
+
+        _stopRegistration.Dispose();
         _deliverySlots?.Dispose();
         _stop.Dispose();
-    }
-
-    /// <summary>What the file is charged against the budget from before its read is queued until it is handed over.</summary>
-    public long BudgetCharge(PlannedFile file) => _readSettings.BudgetCharge(file.Length);
-
-    public Task WaitForDeliverySlotAsync(CancellationToken cancellationToken) => _deliverySlots!.WaitAsync(cancellationToken);
-
-    public void Publish(LoadedFile file)
-    {
-        if (!_results.Writer.TryWrite(file))
+        if (_started && _directReaders is null && _pipeline is null)
         {
-            file.Dispose();
+            // Readers start the instruments' creation on their way out; a load without any starts it here.
+            _instruments.RequestCreation();
         }
     }
 
-    /// <summary>Reads one file on a read thread and publishes the outcome; returns the bytes read (0 on failure).</summary>
-    /// <remarks>Never throws: an ActionBlock would silently swallow an OperationCanceledException thrown from here.</remarks>
-    public long ReadAndPublish(PlannedFile file)
+    /// <summary>Claims the next file of the set for a reader; <see langword="false"/> when none is left or the load stops.</summary>
+    /// <remarks><paramref name="wait"/>: whether to wait for a delivery slot (a reader) or give up at once (the consumer's thread).</remarks>
+    internal bool TryClaim(bool wait, out int index)
     {
+        index = -1;
+        if (Volatile.Read(ref _claimed) >= _paths.Length)
+        {
+            return false;
+        }
+
+        // The slot is taken before the file is claimed: a reader waiting for one must not hold back a file that
+        // delivery in input order waits for.
+        if (wait)
+        {
+            try
+            {
+                _deliverySlots!.Wait(_stop.Token);
+            }
+            catch (OperationCanceledException)
+            {
+                return false;
+            }
+        }
+        else if (!_deliverySlots!.Wait(0))
+        {
+            return false;
+        }
+
+        return TryClaimIndex(out index) || ReleaseSlot();
+    }
+
+    /// <summary>Claims the next file without a delivery slot (the pipeline takes its slots in its own order).</summary>
+    internal bool TryClaimIndex(out int index)
+    {
+        index = Interlocked.Increment(ref _claimed) - 1;
+        return index < _paths.Length;
+    }
+
+    internal string PathAt(int index) => _paths[index];
+
+    internal int PathCount => _paths.Length;
+
+    internal bool HasDirectReaders => _directReaders is not null;
+
+    internal SemaphoreSlim DeliverySlots => _deliverySlots!;
+
+    internal int FilesLeft => Math.Max(0, _paths.Length - Volatile.Read(ref _claimed));
+
+    /// <summary>The mean size of the files read so far, or <paramref name="fallback"/> before any.</summary>
+    internal long MeanLengthSeen(long fallback)
+    {
+        int files = Volatile.Read(ref _filesSeen);
+        return files == 0 ? fallback : Math.Max(1, Volatile.Read(ref _bytesSeen) / files);
+    }
+
+    /// <summary>Reads one file and publishes the outcome; returns the bytes read (0 on failure). Never throws.</summary>
+    internal long ReadAndPublish(int index) => ReadAndPublish(index, opened: null);
+
+    /// <summary>Publishes the failure to open a file.</summary>
+    private void ReadAndPublish(int index, Exception openFailure)
+    {
+        _instruments.FileFailed();
+        Publish(Failed(index, _paths[index], openFailure));
+    }
+
+    private LoadedFile Failed(int index, string path, Exception ex) =>
+        new(path, index, ex is FileNotFoundException notFound ? FilePlanner.ExplainNotFound(path, notFound) : ex, budgetCharge: 0);
+
+    /// <remarks><paramref name="opened"/>: the file, opened and charged already by the consumer's thread.</remarks>
+    private long ReadAndPublish(int index, CallerFile? opened)
+    {
+        string path = _paths[index];
         int concurrent = Interlocked.Increment(ref _concurrentReads);
         InterlockedMax.TryRaise(ref _peakConcurrentReads, concurrent);
-        Instruments.ReadsActive.Add(1);
+        bool counted = _instruments.ReadStarted();
         long started = _time.GetTimestamp();
         LoadedFile result;
         try
         {
-            FileContents contents = FileReader.Read(file.Path, _readSettings, _stop.Token);
-            long length = contents.Length;
-            long charge = BudgetCharge(file);
-            long actual = _readSettings.BudgetCharge(length);
-            if (actual > charge)
-            {
-                // The file grew after it was planned; the bytes are already read, so they are charged without waiting.
-                Budget.ForceAcquire(actual - charge);
-                charge = actual;
-            }
-
-            result = new LoadedFile(file.Path, file.Index, contents, charge);
-            _logger.FileLoaded(file.Path, length);
-            Instruments.FilesRead.Add(1);
-            Instruments.BytesRead.Add(length);
+            result = opened is null ? Read(index, path) : ReadOpened(index, path, opened.Handle, opened.Length, opened.Charge);
+            _instruments.FileRead(result.Length, _time.GetElapsedTime(started));
+            _logger?.FileLoaded(path, result.Length);
         }
         catch (Exception ex)
         {
-            result = new LoadedFile(file.Path, file.Index, ex, BudgetCharge(file));
-            Instruments.FilesFailed.Add(1);
+            result = Failed(index, path, ex);
+            _instruments.FileFailed();
         }
         finally
         {
             Interlocked.Decrement(ref _concurrentReads);
-            Instruments.ReadsActive.Add(-1);
-            Instruments.ReadDuration.Record(_time.GetElapsedTime(started).TotalSeconds);
+            _instruments.ReadEnded(counted);
         }
 
         Publish(result);
         return result.Length;
     }
 
-    private LoadedFile HandOver(LoadedFile file)
+    /// <summary>
+    /// Reads a file on the consumer's thread. The consumer must never wait for the budget, since only it frees what is
+    /// held: a file whose bytes do not fit yet stays open until a later call, after the consumer took what was read.
+    /// </summary>
+    /// <returns>Whether the file was published.</returns>
+    private bool TryCallerRead(int index)
+    {
+        string path = _paths[index];
+        try
+        {
+            CheckName(index, path);
+            SafeFileHandle handle = ReadableFile.Open(path, out long length);
+            _callerFile = new CallerFile(index, handle, length, _readSettings.BudgetCharge(length));
+        }
+        catch (Exception ex)
+        {
+            ReadAndPublish(index, ex);
+            return true;
+        }
+
+        return TryFinishCallerRead();
+    }
+
+    private bool TryFinishCallerRead()
+    {
+        CallerFile file = _callerFile!;
+        if (!Budget.TryAcquire(file.Charge, file.Index))
+        {
+            return false;
+        }
+
+        _callerFile = null;
+        ReadAndPublish(file.Index, opened: file);
+        return true;
+    }
+
+    /// <summary>Counts a reader thread as running; <see cref="DisposeAsync"/> waits for each to call <see cref="ReaderExited"/>.</summary>
+    internal void ReaderStarted()
+    {
+        lock (_sync)
+        {
+            _activeReaders++;
+        }
+    }
+
+    internal void ReaderExited()
+    {
+        TaskCompletionSource? exited = null;
+        lock (_sync)
+        {
+            if (--_activeReaders == 0)
+            {
+                exited = _readersExited;
+                Monitor.PulseAll(_sync);
+            }
+        }
+
+        exited?.TrySetResult();
+    }
+
+    /// <summary>Stops the load because its machinery failed; the consumer sees <paramref name="error"/>.</summary>
+    internal void Fail(Exception error)
+    {
+        lock (_sync)
+        {
+            _fault ??= error;
+        }
+
+        WakeConsumer();
+        _stop.Cancel();
+    }
+
+    internal void RecordConcurrency(int concurrent) => InterlockedMax.TryRaise(ref _peakConcurrentReads, concurrent);
+
+    private void Start()
+    {
+        _started = true;
+        (_paths, _undecodable) = FilePlanner.Enumerate(_files, _cancellationToken);
+        int window = Math.Max(MinDeliveryWindow, DeliveryWindowPerRead * Math.Min(_paths.Length, ParallelismPolicy.MaxAdaptiveDepth));
+        _deliverySlots = new SemaphoreSlim(window);
+        _stopRegistration = _stop.Token.UnsafeRegister(static state => ((LoadRun)state!).OnStopped(), this);
+        if (_inputOrder)
+        {
+            Budget.SetDue(0);
+        }
+
+        if (_paths.Length == 0)
+        {
+            return;
+        }
+
+        // The device is described by the first reader, not here: in a new process that costs more than reading a
+        // few files, and the calling thread reads meanwhile.
+        int threads = DirectReaders.ThreadsFor(_options, _options.Storage ?? StorageKind.Unknown, _paths.Length);
+        if (threads > 0)
+        {
+            _directReaders = new DirectReaders(this, threads);
+            _directReaders.Start();
+        }
+        else
+        {
+            StartPipeline(device: null);
+        }
+    }
+
+    /// <summary>
+    /// Describes the storage and settles how the load reads: called once, by the first direct reader before it reads.
+    /// A spinning disk retires the direct readers for the pipeline's shallow queue in physical order (with input
+    /// order, which the pipeline cannot take over, it keeps as many direct readers as that queue is deep); a large set
+    /// starts the pipeline beside them.
+    /// </summary>
+    /// <returns><see langword="false"/> when the load ended meanwhile (the reader then leaves).</returns>
+    /// <remarks>The reader does not count as running while it describes the storage: the load does not wait for that.</remarks>
+    internal bool SettleStorage()
+    {
+        ReaderExited();
+        StorageDevice device = DescribeDevice(_paths[0]);
+        Volatile.Write(ref _device, device);
+        lock (_sync)
+        {
+            // Counted again either way: the reader counts itself out once more when it leaves.
+            _activeReaders++;
+            if (_disposed)
+            {
+                return false;
+            }
+        }
+
+        StorageKind kind = _options.Storage ?? device.Kind;
+        DirectReaders readers = _directReaders!;
+        readers.Limit(DirectReaders.ThreadsFor(_options, kind, _paths.Length));
+        bool pipeline = !_inputOrder && (readers.Threads == 0 || (_options.MaxDegreeOfParallelism is null && _paths.Length > DirectReaders.PipelineThreshold));
+        _logger?.LoadStarting(_paths.Length, _files, device, kind, readers.Threads, pipeline);
+        if (pipeline)
+        {
+            StartPipeline(device);
+        }
+
+        return true;
+    }
+
+    /// <summary>Starts the pipeline; it describes the storage itself when <paramref name="device"/> is not known yet.</summary>
+    private void StartPipeline(StorageDevice? device)
+    {
+        if (device is null)
+        {
+            _logger?.LoadStarting(_paths.Length, _files, null, _options.Storage ?? StorageKind.Unknown, 0, true);
+        }
+
+        Volatile.Write(ref _pipeline, Pipeline.Start(this, device));
+    }
+
+    /// <summary>The device the set's first file lies on (as a prior: its kind, from the OS, can be wrong).</summary>
+    internal StorageDevice DescribeDevice(string path)
+    {
+        if (_options.Storage is not null and not StorageKind.Rotational)
+        {
+            // The caller said what the storage is: no need to ask the device.
+            return StorageDevice.Unknown;
+        }
+
+        try
+        {
+            return StorageProbe.Describe(Path.GetDirectoryName(Path.GetFullPath(path)) ?? path);
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or ArgumentException or NotSupportedException)
+        {
+            // A directory that cannot be examined: the default policy applies, and reading reports each file's problem.
+            return StorageDevice.Unknown;
+        }
+    }
+
+    /// <summary>Once every file is handed over, readers only have their loop to leave: waits for that without going asynchronous.</summary>
+    private void WaitForIdleReadersLocked()
+    {
+        while (_activeReaders > 0 && _handedOver == _paths.Length)
+        {
+            Monitor.Wait(_sync);
+        }
+    }
+
+    /// <summary>Logs the load's end, the first time the consumer finds every file handed over; returns <see langword="false"/>.</summary>
+    private bool Finished()
+    {
+        if (!_finished)
+        {
+            _finished = true;
+            _logger?.LoadCompleted(_fileCount, _byteCount, (long)_time.GetElapsedTime(_startTimestamp).TotalMilliseconds, _directReaders?.Threads ?? _pipeline?.Summary()?.CurrentParallelism ?? 0, _failures?.Count ?? 0);
+        }
+
+        return false;
+    }
+
+    private void OnStopped()
+    {
+        Budget.Stop();
+        WakeConsumer();
+    }
+
+    private void WakeConsumer()
+    {
+        bool wake;
+        lock (_sync)
+        {
+            wake = _consumerWaiting;
+            _consumerWaiting = false;
+            if (_consumerBlocked)
+            {
+                Monitor.PulseAll(_sync);
+            }
+        }
+
+        if (wake)
+        {
+            _signal.SetResult(true);
+        }
+    }
+
+    private void CheckName(int index, string path)
+    {
+        if (_undecodable is not null && FilePlanner.CheckName(path, _undecodable.Contains(index)) is { } badName)
+        {
+            throw badName;
+        }
+    }
+
+    private LoadedFile Read(int index, string path)
+    {
+        CheckName(index, path);
+        SafeFileHandle handle = ReadableFile.Open(path, out long length);
+        long charge;
+        try
+        {
+            charge = _readSettings.BudgetCharge(length);
+            Budget.Acquire(charge, index, _stop.Token);
+        }
+        catch
+        {
+            handle.Dispose();
+            throw;
+        }
+
+        return ReadOpened(index, path, handle, length, charge);
+    }
+
+    /// <summary>Reads an open file whose <paramref name="charge"/> is taken; closes it and releases the charge on failure.</summary>
+    private LoadedFile ReadOpened(int index, string path, SafeFileHandle handle, long length, long charge)
+    {
+        FileContents contents;
+        try
+        {
+            contents = FileReader.Read(handle, path, length, _readSettings, _stop.Token);
+        }
+        catch
+        {
+            Budget.Release(charge);
+            throw;
+        }
+
+        long actual = _readSettings.BudgetCharge(contents.Length);
+        if (actual > charge)
+        {
+            // The file grew after it was opened; the bytes are already read, so they are charged without waiting.
+            Budget.ForceAcquire(actual - charge);
+            charge = actual;
+        }
+
+        Interlocked.Add(ref _bytesSeen, contents.Length);
+        Interlocked.Increment(ref _filesSeen);
+        return new LoadedFile(path, index, contents, charge);
+    }
+
+    private void Publish(LoadedFile file)
+    {
+        bool wake;
+        lock (_sync)
+        {
+            if (_inputOrder)
+            {
+                _outOfOrder!.Add(file.Index, file);
+                wake = file.Index == _nextIndex;
+            }
+            else
+            {
+                _ready.Enqueue(file);
+                wake = true;
+            }
+
+            if (wake && _consumerBlocked)
+            {
+                Monitor.PulseAll(_sync);
+            }
+
+            wake &= _consumerWaiting;
+            if (wake)
+            {
+                _consumerWaiting = false;
+            }
+        }
+
+        if (wake)
+        {
+            _signal.SetResult(true);
+        }
+    }
+
+    private bool TryTakeLocked([System.Diagnostics.CodeAnalysis.NotNullWhen(true)] out LoadedFile? file)
+    {
+        if (_inputOrder)
+        {
+            if (_outOfOrder!.Remove(_nextIndex, out file))
+            {
+                _nextIndex++;
+                Budget.SetDue(_nextIndex);
+                return true;
+            }
+
+            return false;
+        }
+
+        return _ready.TryDequeue(out file);
+    }
+
+    /// <summary>Releases the file's budget and slot and records it; throws its error with <see cref="LoadErrorHandling.Throw"/>.</summary>
+    private bool HandOver(LoadedFile file)
     {
         Budget.Release(file.BudgetCharge);
         _deliverySlots!.Release();
+        _handedOver++;
         if (file.Error is null)
         {
             _fileCount++;
@@ -216,119 +743,40 @@ internal sealed class LoadRun : IAsyncDisposable
         }
         else
         {
-            _failures.Add(new LoadFailure(file.Path, file.Error));
-            _logger.FileFailed(file.Path, file.Error);
-        }
-
-        return file;
-    }
-
-    private async Task ProduceAsync()
-    {
-        try
-        {
-            await ProduceCoreAsync().ConfigureAwait(false);
-        }
-        finally
-        {
-            _results.Writer.TryComplete();
-        }
-    }
-
-    private async Task ProduceCoreAsync()
-    {
-        CancellationToken cancellationToken = _stop.Token;
-        (List<string> paths, HashSet<int> undecodable) = FilePlanner.Enumerate(_files, cancellationToken);
-        Dictionary<int, PlannedFile> sample = FilePlanner.PlanSample(paths, undecodable);
-        long meanLength = ParallelismPolicy.MeanLength(sample.Values.Where(file => file.Error is null).Select(file => file.Length).ToList());
-        _logger.LoadStarting(paths.Count, _files, meanLength);
-        int deliveryWindow = Math.Max(MinDeliveryWindow, DeliveryWindowPerRead * Math.Min(paths.Count, ParallelismPolicy.MaxAdaptiveDepth));
-        _deliverySlots = new SemaphoreSlim(deliveryWindow);
-
-        // Input order needs one feeder (slots and budget are taken in the set's order), so one lane for all devices.
-        bool lanePerDevice = _options.Ordering == LoadOrdering.Completion;
-        DeviceLane? previous = null;
-        try
-        {
-            for (int index = 0; index < paths.Count; index++)
+            (_failures ??= []).Add(new LoadFailure(file.Path, file.Error));
+            _logger?.FileFailed(file.Path, file.Error);
+            if (_options.ErrorHandling == LoadErrorHandling.Throw)
             {
-                if ((index & 255) == 0)
-                {
-                    cancellationToken.ThrowIfCancellationRequested();
-                }
-
-                // Planned just before it is queued (the sample's files once, before the first), so that reading starts
-                // without waiting for every file's status.
-                PlannedFile file = sample.Remove(index, out PlannedFile sampled) ? sampled : FilePlanner.Plan(index, paths[index], undecodable.Contains(index));
-
-                // A file that failed to plan is only reported: it goes to a lane that exists rather than open one of its own.
-                DeviceLane? lane = file.Error is not null ? previous : null;
-                ulong key = lanePerDevice ? file.DeviceId : 0;
-                if (lane is null && !_lanes.TryGetValue(key, out lane))
-                {
-                    lane = CreateLane(file, meanLength, paths.Count);
-                    _lanes.Add(key, lane);
-                    lane.Start(_options.Scheduling, cancellationToken);
-                }
-
-                lane.Add(file);
-                previous = lane;
-            }
-        }
-        finally
-        {
-            foreach (DeviceLane lane in _lanes.Values)
-            {
-                lane.CompleteAdding();
-            }
-
-            await Task.WhenAll(_lanes.Values.Select(lane => lane.Completion)).ConfigureAwait(false);
-        }
-    }
-
-    private DeviceLane CreateLane(PlannedFile first, long meanLength, int fileCount)
-    {
-        StorageDevice device = DescribeDevice(first);
-        StorageKind kind = _options.Storage ?? device.Kind;
-        int initial;
-        int ceiling;
-        ParallelismController? controller = null;
-        if (_options.MaxDegreeOfParallelism is int pinned)
-        {
-            initial = ceiling = pinned;
-        }
-        else
-        {
-            initial = ParallelismPolicy.Choose(kind, meanLength, fileCount, _options.MemoryBudget, Environment.ProcessorCount);
-            ceiling = _options.Adaptive ? ParallelismPolicy.Ceiling(initial, meanLength, fileCount, _options.MemoryBudget) : initial;
-            if (_options.Adaptive && ceiling > 1)
-            {
-                controller = new ParallelismController(initial, ceiling, countFiles: meanLength <= ParallelismPolicy.SmallFileLimit, _time);
+                file.Dispose();
+                ExceptionDispatchInfo.Throw(file.Error);
             }
         }
 
-        bool physicalOrder = PhysicalLayout.IsSupported && _options.PhysicalOrder switch
-        {
-            PhysicalOrder.On => true,
-            PhysicalOrder.Auto => kind == StorageKind.Rotational && _options.Ordering == LoadOrdering.Completion,
-            _ => false,
-        };
-        _logger.LaneStarting(device.ToString(), kind, initial, ceiling, controller is not null, physicalOrder);
-        return new DeviceLane(this, device, initial, ceiling, controller, physicalOrder);
+        Current = file;
+        return true;
     }
 
-    private static StorageDevice DescribeDevice(PlannedFile file)
+    private void ThrowIfStoppedLocked()
     {
-        try
+        if (_fault is not null)
         {
-            return file.DeviceId != 0 && OperatingSystem.IsLinux()
-                ? StorageProbe.DescribeDevice(file.DeviceId)
-                : StorageProbe.Describe(Path.GetDirectoryName(Path.GetFullPath(file.Path)) ?? file.Path);
+            ExceptionDispatchInfo.Throw(_fault);
         }
-        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or ArgumentException)
+
+        _cancellationToken.ThrowIfCancellationRequested();
+        _enumeratorCancellationToken.ThrowIfCancellationRequested();
+        if (_stop.IsCancellationRequested)
         {
-            // Files that failed to plan, or a device that cannot be examined: the default policy applies.
-            return StorageDevice.Unknown;
+            throw new OperationCanceledException(_stop.Token);
         }
     }
+
+    private bool ReleaseSlot()
+    {
+        _deliverySlots!.Release();
+        return false;
+    }
+
+    /// <summary>A file the consumer's thread opened and will read once its bytes fit the budget.</summary>
+    private sealed record CallerFile(int Index, SafeFileHandle Handle, long Length, long Charge);
 }

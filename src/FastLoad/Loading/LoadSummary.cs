@@ -3,6 +3,9 @@ namespace FastLoad;
 /// <summary>What a load did: counts, failures, time and the parallelism it ran at.</summary>
 public sealed class LoadSummary
 {
+    private Func<StorageDevice?>? _storage;
+    private StorageDevice? _storageValue;
+
     internal LoadSummary(
         int fileCount,
         long byteCount,
@@ -11,7 +14,7 @@ public sealed class LoadSummary
         int degreeOfParallelism,
         int initialDegreeOfParallelism,
         IReadOnlyList<int> parallelismHistory,
-        StorageDevice? storage,
+        Func<StorageDevice?> storage,
         long peakBytesInFlight,
         int peakConcurrentReads)
     {
@@ -22,7 +25,7 @@ public sealed class LoadSummary
         DegreeOfParallelism = degreeOfParallelism;
         InitialDegreeOfParallelism = initialDegreeOfParallelism;
         ParallelismHistory = parallelismHistory;
-        Storage = storage;
+        _storage = storage;
         PeakBytesInFlight = peakBytesInFlight;
         PeakConcurrentReads = peakConcurrentReads;
     }
@@ -50,7 +53,20 @@ public sealed class LoadSummary
     public IReadOnlyList<int> ParallelismHistory { get; }
 
     /// <summary>Gets the storage device the files were read from, or <see langword="null"/> for an empty load.</summary>
-    public StorageDevice? Storage { get; }
+    /// <remarks>Described on first use, if the load had not described it by its end.</remarks>
+    public StorageDevice? Storage
+    {
+        get
+        {
+            if (_storage is { } describe)
+            {
+                _storageValue = describe();
+                _storage = null;
+            }
+
+            return _storageValue;
+        }
+    }
 
     /// <summary>Gets the largest number of bytes the loader held at once against <see cref="FileLoaderOptions.MemoryBudget"/>.</summary>
     public long PeakBytesInFlight { get; }

@@ -1,84 +1,70 @@
-using FastLoad.Reading;
-
 namespace FastLoad.Planning;
 
 /// <summary>
-/// Describes files before they are read. A load stats each file just before it is queued rather than all of them
-/// up front, so that reading starts at once; the parallelism is chosen from a sample of the sizes.
+/// Lists the files of a set and tells which device each lies on, without touching the files themselves: a file's
+/// size and kind come from the descriptor its read opens, so that a small file costs open, fstat, read and close.
 /// </summary>
 internal static class FilePlanner
 {
-    /// <summary>How many files, spread evenly over the set, describe its size distribution.</summary>
-    internal const int SampleSize = 64;
+    private const char ReplacementCharacter = '\uFFFD';
 
     /// <summary>
-    /// The paths of the set, and the positions of those that cannot name one file for sure: .NET decodes a file name
-    /// that is not valid UTF-8 with U+FFFD in place of the bad bytes, so two entries of one listing can come out as
-    /// the same string; the second and later ones are marked.
+    /// The paths of the set, and the positions of those that cannot name one file for sure (<see langword="null"/> when
+    /// none): .NET decodes a file name that is not valid UTF-8 with U+FFFD in place of the bad bytes, so two entries of
+    /// one listing can come out as the same string; the second and later ones are marked.
     /// </summary>
-    public static (List<string> Paths, HashSet<int> Undecodable) Enumerate(FileSet files, CancellationToken cancellationToken)
+    public static (string[] Paths, HashSet<int>? Undecodable) Enumerate(FileSet files, CancellationToken cancellationToken)
     {
-        var paths = new List<string>();
-        var undecodable = new HashSet<int>();
+        string[] paths = files.ToPathArray();
+        HashSet<int>? undecodable = null;
         HashSet<string>? seenWithReplacement = null;
-        foreach (string path in files.EnumeratePaths())
+        for (int index = 0; index < paths.Length; index++)
         {
-            if ((paths.Count & 1023) == 0)
+            if ((index & 1023) == 0)
             {
                 cancellationToken.ThrowIfCancellationRequested();
             }
 
-            if (path.Contains(ReplacementCharacter, StringComparison.Ordinal) && !(seenWithReplacement ??= new(StringComparer.Ordinal)).Add(path))
+            if (paths[index].Contains(ReplacementCharacter, StringComparison.Ordinal) && !(seenWithReplacement ??= new(StringComparer.Ordinal)).Add(paths[index]))
             {
-                undecodable.Add(paths.Count);
+                (undecodable ??= []).Add(index);
             }
-
-            paths.Add(path);
         }
 
         return (paths, undecodable);
     }
 
-    /// <summary>Plans up to <see cref="SampleSize"/> files at evenly spaced positions of the set, by index: their mean size sets the initial parallelism, and the load uses these plans rather than statting the files again.</summary>
-    public static Dictionary<int, PlannedFile> PlanSample(List<string> paths, HashSet<int> undecodable)
-    {
-        int count = Math.Min(SampleSize, paths.Count);
-        var sample = new Dictionary<int, PlannedFile>(count);
-        for (int i = 0; i < count; i++)
-        {
-            int index = (int)((long)i * paths.Count / count);
-            sample[index] = Plan(index, paths[index], undecodable.Contains(index));
-        }
+    /// <summary>The error of a path that cannot be opened by name, or <see langword="null"/>.</summary>
+    public static IOException? CheckName(string path, bool undecodable) => undecodable ? NotUtf8(path) : null;
 
-        return sample;
-    }
-
-    public static PlannedFile Plan(int index, string path, bool undecodable = false)
-    {
-        try
-        {
-            if (undecodable)
-            {
-                throw NotUtf8(path);
-            }
-
-            FileStatus status = FileStatus.Get(path);
-            Exception? error = status.Kind != FileKind.Regular ? ReadableFile.NotRegularFile(path, status.Kind) : null;
-            return new PlannedFile(index, path, error is null ? status.Length : 0, status.DeviceId, error);
-        }
-        catch (FileNotFoundException) when (path.Contains(ReplacementCharacter, StringComparison.Ordinal))
-        {
-            // The entry was listed, so it exists: its real name is not valid UTF-8 and cannot be passed back to the OS.
-            return new PlannedFile(index, path, 0, 0, NotUtf8(path));
-        }
-        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or ArgumentException or NotSupportedException)
-        {
-            return new PlannedFile(index, path, 0, 0, ex);
-        }
-    }
-
-    private const char ReplacementCharacter = '\uFFFD';
+    /// <summary>
+    /// The error to report for a path that was not found: a listed name that is not valid UTF-8 exists, but cannot be
+    /// passed back to the OS; any other path keeps <paramref name="error"/>.
+    /// </summary>
+    public static Exception ExplainNotFound(string path, FileNotFoundException error) =>
+        path.Contains(ReplacementCharacter, StringComparison.Ordinal) ? NotUtf8(path) : error;
 
     private static IOException NotUtf8(string path) =>
         new($"'{path}': the file's name is not valid UTF-8 (U+FFFD stands where .NET could not decode its bytes), so it cannot be opened by name. Rename it to load it.");
+}
+
+/// <summary>
+/// The device each directory of a load lies on, looked up once per directory: a file lies on its directory's device
+/// (unless it is itself a link to another device; then only its lane is off, never its bytes).
+/// </summary>
+internal sealed class DirectoryDevices
+{
+    private readonly Dictionary<string, ulong> _devices = new(StringComparer.Ordinal);
+
+    public ulong Of(string path)
+    {
+        string directory = Path.GetDirectoryName(path) is { Length: > 0 } name ? name : ".";
+        if (!_devices.TryGetValue(directory, out ulong device))
+        {
+            device = FileStatus.DeviceOfDirectory(directory);
+            _devices[directory] = device;
+        }
+
+        return device;
+    }
 }

@@ -30,7 +30,13 @@ internal readonly partial record struct FileStatus
     private static ulong VolumeId(string path)
     {
         string full = Path.GetFullPath(path);
-        string directory = Path.GetDirectoryName(full) ?? full;
+        return VolumeIdOfDirectory(Path.GetDirectoryName(full) ?? full);
+    }
+
+    [SupportedOSPlatform("windows")]
+    private static ulong VolumeIdOfDirectory(string directory)
+    {
+        directory = Path.GetFullPath(directory);
         if (DirectoryVolumes.TryGetValue(directory, out ulong id))
         {
             return id;

@@ -14,6 +14,19 @@ internal readonly partial record struct FileStatus(FileKind Kind, long Length, u
         return OperatingSystem.IsWindows() ? GetWindows(path) : GetPortable(path);
     }
 
+    /// <summary>The id of the device <paramref name="directory"/> lies on; 0 where unknown (or where it cannot be examined).</summary>
+    public static ulong DeviceOfDirectory(string directory)
+    {
+        try
+        {
+            return OperatingSystem.IsWindows() ? VolumeIdOfDirectory(directory) : Get(directory).DeviceId;
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or ArgumentException or NotSupportedException)
+        {
+            return 0;
+        }
+    }
+
     // Windows and macOS: FileSystemInfo tells files from directories; devices and pipes there are rare and
     // are still rejected after open where the OS reports them. No device id here (macOS: every file in one lane).
     private static FileStatus GetPortable(string path)

@@ -22,7 +22,7 @@ internal static partial class PhysicalLayout
         var offsets = new Dictionary<int, ulong>(files.Count);
         foreach (PlannedFile file in files)
         {
-            offsets[file.Index] = file.Error is null ? FirstExtentOffset(file.Path) : Unknown;
+            offsets[file.Index] = FirstExtentOffset(file.Path);
         }
 
         files.Sort((a, b) =>

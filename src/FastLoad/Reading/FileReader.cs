@@ -9,9 +9,12 @@ namespace FastLoad.Reading;
 /// </summary>
 internal static class FileReader
 {
-    public static FileContents Read(string path, ReadSettings settings, CancellationToken cancellationToken)
+    public static FileContents Read(string path, ReadSettings settings, CancellationToken cancellationToken) =>
+        Read(ReadableFile.Open(path, out long length), path, length, settings, cancellationToken);
+
+    /// <summary>Reads the file <paramref name="handle"/> refers to, <paramref name="length"/> bytes when opened; disposes the handle.</summary>
+    public static FileContents Read(SafeFileHandle handle, string path, long length, ReadSettings settings, CancellationToken cancellationToken)
     {
-        SafeFileHandle handle = ReadableFile.Open(path, out long length);
         try
         {
             if (!settings.IsLarge(length))

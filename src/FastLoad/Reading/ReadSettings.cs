@@ -36,14 +36,14 @@ internal sealed class ReadSettings
     private int _fallbackLogged;
 
     /// <summary>The settings a load's options call for; a fallback to buffered reads is logged once.</summary>
-    public static ReadSettings For(FileLoaderOptions options, Microsoft.Extensions.Logging.ILogger logger) => new()
+    public static ReadSettings For(FileLoaderOptions options, Microsoft.Extensions.Logging.ILogger? logger) => new()
     {
         Pool = options.BufferPool ?? ArrayPool<byte>.Shared,
         UsesDefaultBuffers = options.BufferPool is null,
         Buffering = options.Buffering,
         MemoryMapped = options.UseMemoryMapping,
         SimulateRefusal = options.SimulateUnbufferedRefusal,
-        FallbackObserved = (path, reason) => Diagnostics.Log.UnbufferedFallback(logger, path, reason),
+        FallbackObserved = logger is null ? null : (path, reason) => Diagnostics.Log.UnbufferedFallback(logger, path, reason),
     };
 
     public required ArrayPool<byte> Pool { get; init; }

@@ -118,13 +118,22 @@ public static partial class StorageProbe
         new FileInfo(path).ResolveLinkTarget(returnFinalTarget: true)?.FullName ?? path;
 
     private static int? ReadInt(string directory, string relative) =>
-        int.TryParse(ReadText(directory, relative), out int value) ? value : null;
+        int.TryParse(ReadText(directory, relative), System.Globalization.NumberStyles.Integer, System.Globalization.CultureInfo.InvariantCulture, out int value) ? value : null;
 
     private static string? ReadText(string directory, string relative)
     {
+        string path = Path.Combine(directory, relative);
+
+        // Many devices lack some attributes (a virtio disk has no model): checked first, because an exception costs
+        // a new process more than the whole description.
+        if (!File.Exists(path))
+        {
+            return null;
+        }
+
         try
         {
-            string text = File.ReadAllText(Path.Combine(directory, relative)).Trim();
+            string text = File.ReadAllText(path).Trim();
             return text.Length == 0 ? null : text;
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)

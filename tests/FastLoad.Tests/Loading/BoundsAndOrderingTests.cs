@@ -60,6 +60,39 @@ public class BoundsAndOrderingTests : TempDirectoryTestBase
         pool.AssertAllReturned();
     }
 
+    [Theory]
+    [InlineData(LoadOrdering.Completion)]
+    [InlineData(LoadOrdering.Input)]
+    public async Task LoadAsync_AutomaticParallelismAndSmallBudget_ConsumerThreadNeverWaitsOnBytesOnlyItFrees(LoadOrdering ordering)
+    {
+        // The consumer's thread reads while nothing is ready; holding a file while it waits for budget that only
+        // handing files over frees would hang the load.
+        const int FileSize = 100_000;
+        const long Budget = 256 * 1024;
+        var expected = new Dictionary<string, byte[]>();
+        for (int i = 0; i < 40; i++)
+        {
+            expected[WriteFile($"f{i}.bin", FileSize, seed: i)] = Contents(FileSize, seed: i);
+        }
+
+        var pool = new CountingPool();
+        var loader = new FileLoader(new FileLoaderOptions { MemoryBudget = Budget, Ordering = ordering, BufferPool = pool });
+        var loaded = new List<(string Path, byte[] Data)>();
+
+        LoadSummary summary = await loader.LoadAsync(
+            FileSet.FromDirectory(Root),
+            (file, _) =>
+            {
+                loaded.Add((file.Path, file.Data.ToArray()));
+                return ValueTask.CompletedTask;
+            }).WaitAsync(TimeSpan.FromSeconds(60));
+
+        Assert.Equal(40, loaded.Count);
+        Assert.All(loaded, file => Assert.Equal(expected[file.Path], file.Data));
+        Assert.InRange(summary.PeakBytesInFlight, FileSize, Budget);
+        pool.AssertAllReturned();
+    }
+
     [Fact]
     public async Task Load_FileLargerThanBudget_LoadsAloneAndIntact()
     {
@@ -140,7 +173,8 @@ public class BoundsAndOrderingTests : TempDirectoryTestBase
             WriteFile($"f{i}.bin", 8192, seed: i);
         }
 
-        var loader = new FileLoader(new FileLoaderOptions { Storage = StorageKind.SolidState, Adaptive = false });
+        // The pool's threads: the pipeline reads the whole set (direct readers would take a set this small).
+        var loader = new FileLoader(new FileLoaderOptions { Storage = StorageKind.SolidState, Adaptive = false, Scheduling = IoScheduling.ThreadPool });
 
         LoadSummary summary = await loader.LoadAsync(FileSet.FromDirectory(Root), Ignore);
 

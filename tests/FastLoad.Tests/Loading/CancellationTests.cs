@@ -180,4 +180,29 @@ public class CancellationTests : TempDirectoryTestBase
 
         pool.AssertAllReturned();
     }
+
+    [Theory]
+    [InlineData(LoadOrdering.Input)]
+    [InlineData(LoadOrdering.Completion)]
+    public async Task Load_EndsWhileTheStorageIsStillBeingDescribed_DisposesAndReturnsEveryBuffer(LoadOrdering ordering)
+    {
+        // A few small files are read by the caller and the other readers before the first reader has described the
+        // device; disposing then must still account for that reader exactly once.
+        var paths = new List<string>();
+        for (int i = 0; i < 6; i++)
+        {
+            paths.Add(WriteFile($"f{i}.bin", i * 1000, seed: i));
+        }
+
+        var pool = new CountingPool();
+        var loader = new FileLoader(new FileLoaderOptions { Ordering = ordering, BufferPool = pool });
+        for (int round = 0; round < 200; round++)
+        {
+            var files = await Loads.CollectAsync(loader, FileSet.FromPaths(paths)).WaitAsync(TimeSpan.FromSeconds(30));
+
+            Assert.Equal(6, files.Count(file => file.Error is null));
+        }
+
+        pool.AssertAllReturned();
+    }
 }

@@ -1,0 +1,152 @@
+namespace FastLoad.Loading;
+
+/// <summary>
+/// Threads that read a load's files one after another, each taking the next file from the load's cursor: open, fstat,
+/// read, close, as a native program would. They start reading the moment a load starts, with nothing to prepare
+/// first, and stop when the load's pipeline has taken over. Each thread starts the next one, so that starting
+/// threads does not hold up the first reads; the first one also describes the storage for the load.
+/// </summary>
+internal sealed class DirectReaders
+{
+    /// <summary>Sets with more files than this also start the adaptive pipeline, which takes over once it reads.</summary>
+    internal const int PipelineThreshold = 1024;
+
+    // One thread for every few files: a set of ten is read by three threads and the caller's, not by a hundred.
+    private const int FilesPerThread = 4;
+
+    // Starting a thread costs about as much as reading a small file; more than this wait on the device, not on reads.
+    private const int MaxThreads = 64;
+
+    // Reads need little stack; a small one keeps many threads cheap.
+    private const int StackSize = 256 * 1024;
+
+    private readonly LoadRun _run;
+    private int _limit;
+    private int _started;
+    private int _running;
+    private bool _parallelismCounted;
+
+    public DirectReaders(LoadRun run, int threads)
+    {
+        _run = run;
+        _limit = threads;
+    }
+
+    /// <summary>The number of threads the load reads on.</summary>
+    public int Threads => Volatile.Read(ref _limit);
+
+    /// <summary>How many direct readers a load of <paramref name="fileCount"/> files gets; 0 where only the pipeline should read.</summary>
+    public static int ThreadsFor(FileLoaderOptions options, StorageKind kind, int fileCount)
+    {
+        // The thread pool option asks for the pool's threads; physical order is the pipeline's.
+        if (options.Scheduling != IoScheduling.DedicatedThreads || options.PhysicalOrder == PhysicalOrder.On)
+        {
+            return 0;
+        }
+
+        int limit = options.MaxDegreeOfParallelism ?? kind switch
+        {
+            // A spinning disk wants few reads at once (with input order the direct readers are all there is).
+            StorageKind.Rotational => options.Ordering == LoadOrdering.Input ? Parallelism.ParallelismPolicy.RotationalSmallFileDepth : 0,
+
+            // Memory has no queue to fill: the copies are bound by the cores.
+            StorageKind.Memory => Math.Max(2, 2 * Environment.ProcessorCount),
+            _ => MaxThreads,
+        };
+        int byFiles = options.MaxDegreeOfParallelism is null ? (fileCount + FilesPerThread - 1) / FilesPerThread : fileCount;
+        return Math.Min(limit, Math.Max(1, byFiles));
+    }
+
+    public void Start()
+    {
+        _parallelismCounted = _run.Instruments.ParallelismChanged(Threads);
+        StartNext();
+    }
+
+    /// <summary>Lowers the number of threads; those beyond it stop after their current file.</summary>
+    public void Limit(int threads)
+    {
+        int previous = Interlocked.Exchange(ref _limit, Math.Min(threads, Volatile.Read(ref _limit)));
+        if (_parallelismCounted && previous != Threads)
+        {
+            _run.Instruments.ParallelismChanged(Threads - previous);
+        }
+    }
+
+    private void StartNext()
+    {
+        // No thread for a set that the started ones (and the caller) have already taken.
+        if (_run.FilesLeft == 0)
+        {
+            return;
+        }
+
+        int ordinal = Interlocked.Increment(ref _started) - 1;
+        if (ordinal >= Threads)
+        {
+            return;
+        }
+
+        // Counted before the thread runs, so that the count only reaches 0 when the last thread is done.
+        _run.ReaderStarted();
+        Interlocked.Increment(ref _running);
+        try
+        {
+            var thread = new Thread(static state => ((ReaderThread)state!).Run(), StackSize) { IsBackground = true, Name = "FastLoad reader" };
+            thread.UnsafeStart(new ReaderThread(this, ordinal));
+        }
+        catch
+        {
+            _ = Exited();
+            throw;
+        }
+    }
+
+    private void Run(int ordinal)
+    {
+        try
+        {
+            StartNext();
+            if (ordinal == 0 && !_run.SettleStorage())
+            {
+                return;
+            }
+
+            while (ordinal < Threads && !_run.DirectReadersRetired && _run.TryClaim(wait: true, out int index))
+            {
+                _run.ReadAndPublish(index);
+            }
+        }
+        catch (Exception ex)
+        {
+            // ReadAndPublish never throws; this is a thread that could not be started, or a bug: stop the load visibly.
+            _run.Fail(ex);
+        }
+        finally
+        {
+            if (Exited())
+            {
+                // The load no longer waits for this thread: it prepares the metrics for the next loads (see LoadInstruments).
+                _run.Instruments.CreateOnThisThread();
+            }
+        }
+    }
+
+    /// <summary>Counts a thread out; returns whether it was the last.</summary>
+    private bool Exited()
+    {
+        bool last = Interlocked.Decrement(ref _running) == 0;
+        if (last && _parallelismCounted)
+        {
+            _run.Instruments.ParallelismChanged(-Threads);
+        }
+
+        _run.ReaderExited();
+        return last;
+    }
+
+    private sealed class ReaderThread(DirectReaders readers, int ordinal)
+    {
+        public void Run() => readers.Run(ordinal);
+    }
+}
