@@ -27,6 +27,7 @@ public class OneVsManyBenchmarks : IWorkloadSource
         _paths = Paths();
         _buffers = [.. _paths.Select(_ => GC.AllocateUninitializedArray<byte>(FileSize))];
         _fastLoad = LoadMethods.FastLoad(
+            "fastload-at-count",
             "FastLoad at the file count", new FileLoaderOptions { MaxDegreeOfParallelism = FileCount, MemoryBudget = 2L * TotalMiB << 20 });
     }
 

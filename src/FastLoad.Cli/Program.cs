@@ -13,6 +13,7 @@ internal static class Program
             DemoCommand.Create(),
             ProbeCommand.Create(),
             BenchCommand.Create(),
+            BenchCommand.CreateChild(),
             PackCommand.Create(),
             UnpackCommand.Create(),
             ListCommand.Create(),

@@ -1,12 +1,15 @@
 namespace FastLoad.Shared;
 
-/// <summary>A way of loading a list of files; returns the bytes it read, so that every way can be checked to do the same work.</summary>
-internal sealed record LoadMethod(string Name, Func<IReadOnlyList<string>, CancellationToken, Task<long>> Run);
+/// <summary>
+/// A way of loading a list of files; returns the bytes it read, so that every way can be checked to do the same work.
+/// <paramref name="Key"/> names it on a command line (a comparison runs each way in a child process of its own).
+/// </summary>
+internal sealed record LoadMethod(string Key, string Name, Func<IReadOnlyList<string>, CancellationToken, Task<long>> Run);
 
-/// <summary>The ways the tool compares: what an application would write, and FastLoad.</summary>
+/// <summary>The ways the tool compares: what an application would write, FastLoad, and the device's limit.</summary>
 internal static class LoadMethods
 {
-    public static LoadMethod Sequential { get; } = new("Sequential File.ReadAllBytes", (paths, cancellationToken) =>
+    public static LoadMethod Sequential { get; } = new("loop", "Sequential File.ReadAllBytes", (paths, cancellationToken) =>
     {
         long total = 0;
         foreach (string path in paths)
@@ -18,7 +21,7 @@ internal static class LoadMethods
         return Task.FromResult(total);
     });
 
-    public static LoadMethod ParallelForEachDefault { get; } = new("Parallel.ForEachAsync + ReadAllBytesAsync", async (paths, cancellationToken) =>
+    public static LoadMethod ParallelForEachDefault { get; } = new("parallel", "Parallel.ForEachAsync + ReadAllBytesAsync", async (paths, cancellationToken) =>
     {
         long total = 0;
         await Parallel.ForEachAsync(paths, cancellationToken, async (path, token) =>
@@ -29,28 +32,38 @@ internal static class LoadMethods
         return total;
     });
 
-    public static LoadMethod FastLoadAutomatic { get; } = FastLoad("FastLoad (automatic)", new FileLoaderOptions());
+    public static LoadMethod FastLoadAutomatic { get; } = FastLoad("fastload", "FastLoad (automatic)", new FileLoaderOptions());
 
     public static LoadMethod FastLoadOnThreadPool { get; } = FastLoad(
-        "FastLoad (automatic, on the thread pool)", new FileLoaderOptions { Scheduling = IoScheduling.ThreadPool });
+        "fastload-pool", "FastLoad (automatic, on the thread pool)", new FileLoaderOptions { Scheduling = IoScheduling.ThreadPool });
 
-    public static LoadMethod[] Demo { get; } = [Sequential, ParallelForEachDefault, FastLoadAutomatic, FastLoadOnThreadPool];
+    /// <summary>Raw threads calling libc: the device's limit, not a way an application loads (see <see cref="ReferenceReader"/>).</summary>
+    public static LoadMethod Reference { get; } = new(
+        "reference",
+        $"Reference: {ReferenceReader.DefaultThreads} threads, libc open/fstat/pread/close",
+        (paths, _) => Task.FromResult(ReferenceReader.Read(paths, ReferenceReader.DefaultThreads)));
 
-    public static LoadMethod FastLoad(string name, FileLoaderOptions options)
+    /// <summary>What <c>demo</c> and <c>bench</c> compare: the loop first (the baseline), the reference last where it runs.</summary>
+    public static LoadMethod[] Compared { get; } = ReferenceReader.IsSupported
+        ? [Sequential, ParallelForEachDefault, FastLoadAutomatic, Reference]
+        : [Sequential, ParallelForEachDefault, FastLoadAutomatic];
+
+    public static LoadMethod? Find(string key) =>
+        Array.Find([Sequential, ParallelForEachDefault, FastLoadAutomatic, FastLoadOnThreadPool, Reference], method => method.Key == key);
+
+    /// <remarks>The loader is made inside the measurement: in a new process its construction is part of the first load's cost.</remarks>
+    public static LoadMethod FastLoad(string key, string name, FileLoaderOptions options) => new(key, name, async (paths, cancellationToken) =>
     {
         var loader = new FileLoader(options);
-        return new LoadMethod(name, async (paths, cancellationToken) =>
+        long total = 0;
+        await foreach (LoadedFile file in loader.LoadAsync(FileSet.FromPaths(paths), cancellationToken))
         {
-            long total = 0;
-            await foreach (LoadedFile file in loader.LoadAsync(FileSet.FromPaths(paths), cancellationToken))
+            using (file)
             {
-                using (file)
-                {
-                    total += file.Data.Length;
-                }
+                total += file.Length;
             }
+        }
 
-            return total;
-        });
-    }
+        return total;
+    });
 }

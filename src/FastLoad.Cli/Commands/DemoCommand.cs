@@ -4,8 +4,9 @@ using FastLoad.Shared;
 namespace FastLoad.Cli.Commands;
 
 /// <summary>
-/// <c>fastload demo</c>: generates a deterministic set of small files, and loads it cold with the usual ways and with
-/// FastLoad, side by side in rounds, printing medians and ratios to the sequential loop.
+/// <c>fastload demo</c>: generates a deterministic set of small files, and loads it cold with the usual ways, with
+/// FastLoad and with the reference reader, side by side in rounds, each load in a new process, printing medians and
+/// ratios to the sequential loop.
 /// </summary>
 internal static class DemoCommand
 {
@@ -19,7 +20,7 @@ internal static class DemoCommand
         var rounds = new Option<int>("--rounds") { Description = "Rounds; each round runs every method once, cold. Medians are reported.", DefaultValueFactory = _ => 3 };
         var directory = new Option<string?>("--dir") { Description = "Where to generate the files (default: a new temporary folder, removed at the end)." };
 
-        var command = new Command("demo", "Generate 10,000 files of 2-128 KiB and load them cold: sequential File.ReadAllBytes, Parallel.ForEachAsync, FastLoad.")
+        var command = new Command("demo", "Generate 10,000 files of 2-128 KiB and load them cold, each load in a new process: File.ReadAllBytes loop, Parallel.ForEachAsync, FastLoad, raw libc threads.")
         {
             count, minSize, maxSize, rounds, directory,
         };
@@ -42,7 +43,7 @@ internal static class DemoCommand
         {
             Console.WriteLine($"Generating {count:N0} files of {minSize:N0}-{maxSize:N0} bytes in {root} ...");
             IReadOnlyList<string> paths = SyntheticFileSet.Create(root, count, minSize, maxSize);
-            return await Comparison.RunAsync(paths, LoadMethods.Demo, rounds, cancellationToken);
+            return await Comparison.RunAsync(paths, LoadMethods.Compared, rounds, json: false, nativeReader: null, cancellationToken);
         }
         finally
         {

@@ -16,7 +16,11 @@ public sealed class FileLoaderOptions
     /// The default value is 1/16 of the memory available to the process, between 32 MiB and 512 MiB. The minimum is 64 KiB.
     /// A file larger than the budget is still loaded, alone.
     /// </value>
-    /// <remarks>A file handed to you is yours until you dispose it and no longer counts against the budget.</remarks>
+    /// <remarks>
+    /// A file handed to you is yours until you dispose it and no longer counts against the budget. With
+    /// <see cref="LoadOrdering.Input"/>, the file delivery waits for is read even when the budget is taken by files
+    /// after it, so the loader may hold that one file beyond the budget.
+    /// </remarks>
     [Range(FileLoaderConstants.MinMemoryBudget, long.MaxValue)]
     public long MemoryBudget { get; set; } = FileLoaderConstants.DefaultMemoryBudget;
 

@@ -87,9 +87,10 @@ public class BoundsAndOrderingTests : TempDirectoryTestBase
                 return ValueTask.CompletedTask;
             }).WaitAsync(TimeSpan.FromSeconds(60));
 
+        // In input order the file delivery waits for may go beyond the budget (see MemoryBudget).
         Assert.Equal(40, loaded.Count);
         Assert.All(loaded, file => Assert.Equal(expected[file.Path], file.Data));
-        Assert.InRange(summary.PeakBytesInFlight, FileSize, Budget);
+        Assert.InRange(summary.PeakBytesInFlight, FileSize, ordering == LoadOrdering.Input ? Budget + FileSize : Budget);
         pool.AssertAllReturned();
     }
 

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Start-up, as an application meets it: the first load in a new process, cold, for sets of 1, 10, 100, 1,000 and
+# 10,000 files (1-64 KiB, log-uniform). Each measurement is a new process (`fastload bench` starts one per method
+# per round) that times its first load and then a later one; the loop, Parallel.ForEachAsync, FastLoad, raw libc
+# threads through P/Invoke and, when a C compiler is present, the native reader of benchmarks/native run side by
+# side in every round. About 4 minutes on the project VM (2 cores) with the default 7 rounds.
+#
+# Output: benchmarks/results/startup/<files>.md (the tool's table), gitignored. `fastload bench --json` gives the
+# same medians as JSON.
+# Settings (environment): FASTLOAD_STARTUP_DATA (data folder, default /tmp/fastload-startup), FASTLOAD_STARTUP_ROUNDS
+# (default 7), FASTLOAD_STARTUP_SETS (default "1 10 100 1000 10000").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+data=${FASTLOAD_STARTUP_DATA:-/tmp/fastload-startup}
+rounds=${FASTLOAD_STARTUP_ROUNDS:-7}
+sets=${FASTLOAD_STARTUP_SETS:-1 10 100 1000 10000}
+results=$PWD/benchmarks/results/startup
+export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
+mkdir -p "$results" "$data"
+
+echo "== build"
+dotnet build src/FastLoad.Cli -c Release -o "$data/tool" >/dev/null
+fastload=$data/tool/FastLoad.Cli
+native=()
+if command -v cc >/dev/null; then
+  cc -O2 -pthread -o "$data/reference-reader" benchmarks/native/reference-reader.c
+  native=(--native-reader "$data/reference-reader")
+else
+  echo "no C compiler: the native reader is left out (the P/Invoke reference reader still runs)"
+fi
+
+for files in $sets; do
+  set_dir=$data/set-$files
+  if [ ! -d "$set_dir" ]; then
+    # demo writes a deterministic set where --dir says, and keeps it; its one round is thrown away.
+    "$fastload" demo --files "$files" --min-size 1024 --max-size 65536 --rounds 1 --dir "$set_dir" >/dev/null
+  fi
+
+  echo "== $files files"
+  # To a file, not a pipe: a reader started beside the measurement would take a core.
+  "$fastload" bench "$set_dir" --rounds "$rounds" "${native[@]}" >"$results/$files.md"
+  cat "$results/$files.md"
+done

@@ -1,0 +1,78 @@
+using System.Text.Json;
+using FastLoad.Tests.Infrastructure;
+
+namespace FastLoad.Tests.Tool;
+
+public class BenchCommandTests : TempDirectoryTestBase
+{
+    private const int SomeFailed = 1;
+
+    [Fact]
+    public async Task Bench_OnAFolder_MeasuresEveryMethodInNewProcessesAndPrintsTheTable()
+    {
+        WriteFiles(5);
+
+        var (exitCode, output, error) = await FastLoadTool.RunAsync([], "bench", Root, "--rounds", "2");
+
+        Assert.True(exitCode == 0, $"exit code {exitCode}; stderr: {error}");
+        Assert.Contains("each load in a new process", output);
+        Assert.Equal(2, output.Split('\n').Count(line => line.StartsWith("round ", StringComparison.Ordinal)));
+        foreach (string method in new[] { "| Sequential File.ReadAllBytes ", "| Parallel.ForEachAsync", "| FastLoad (automatic) ", "| Reference: 64 threads" })
+        {
+            Assert.Contains(output.Split('\n'), line => line.StartsWith(method, StringComparison.Ordinal));
+        }
+    }
+
+    [Fact]
+    public async Task Bench_Json_GivesEveryMethodsMediansForTheBytesOfTheFolder()
+    {
+        long bytes = WriteFiles(7);
+
+        var (exitCode, output, error) = await FastLoadTool.RunAsync([], "bench", Root, "--rounds", "1", "--json");
+
+        Assert.True(exitCode == 0, $"exit code {exitCode}; stderr: {error}");
+        using JsonDocument json = JsonDocument.Parse(output);
+        Assert.Equal(7, json.RootElement.GetProperty("files").GetInt32());
+        Assert.Equal(bytes, json.RootElement.GetProperty("bytes").GetInt64());
+        string[] keys = [.. json.RootElement.GetProperty("methods").EnumerateArray().Select(method => method.GetProperty("key").GetString()!)];
+        Assert.Equal(["loop", "parallel", "fastload", "reference"], keys);
+        Assert.All(
+            json.RootElement.GetProperty("methods").EnumerateArray(),
+            method => Assert.True(method.GetProperty("firstSeconds").GetDouble() > 0 && method.GetProperty("laterSeconds").GetDouble() > 0));
+    }
+
+    [Fact]
+    public async Task Bench_NativeReaderThatCannotStart_FailsNamingIt()
+    {
+        WriteFiles(2);
+        string missing = Path.Combine(Root, "no-such-reader");
+
+        var (exitCode, _, error) = await FastLoadTool.RunAsync([], "bench", Root, "--rounds", "1", "--native-reader", missing);
+
+        Assert.Equal(SomeFailed, exitCode);
+        Assert.Contains("cannot start the process measuring Native reader", error);
+    }
+
+    [Fact]
+    public async Task MeasureChild_UnknownMethod_ExitsWithUsage()
+    {
+        string list = WriteFile("list.txt", 0);
+
+        var (exitCode, _, error) = await FastLoadTool.RunAsync([], "measure-child", "no-such-method", list);
+
+        Assert.Equal(2, exitCode);
+        Assert.Contains("no method 'no-such-method'", error);
+    }
+
+    private long WriteFiles(int count)
+    {
+        long bytes = 0;
+        for (int i = 0; i < count; i++)
+        {
+            WriteFile($"f{i}.bin", 1000 + (i * 777), seed: i);
+            bytes += 1000 + (i * 777);
+        }
+
+        return bytes;
+    }
+}
