@@ -48,4 +48,54 @@ public class MetricsTests : TempDirectoryTestBase
             counts.AddOrUpdate(name, 1, (_, count) => count + 1);
         }
     }
+
+    [LinuxTheory] // The FIFO cases: Native.CreateFifo is Linux's mkfifo.
+    [InlineData("missing", IoScheduling.DedicatedThreads)]
+    [InlineData("missing", IoScheduling.ThreadPool)]
+    [InlineData("directory", IoScheduling.DedicatedThreads)]
+    [InlineData("directory", IoScheduling.ThreadPool)]
+    [InlineData("fifo", IoScheduling.DedicatedThreads)]
+    [InlineData("fifo", IoScheduling.ThreadPool)]
+    public async Task Load_FileThatFails_CountsItOnceAsFailedAndTheOthersAsRead(string kind, IoScheduling scheduling)
+    {
+        var paths = Enumerable.Range(0, 8).Select(i => WriteFile($"f{i}.bin", 1000 + i)).ToList();
+        string bad = Path.Combine(Root, $"bad-{kind}");
+        switch (kind)
+        {
+            case "directory":
+                Directory.CreateDirectory(bad);
+                break;
+            case "fifo":
+                Native.CreateFifo(bad);
+                break;
+        }
+
+        paths.Insert(3, bad);
+        using ServiceProvider provider = new ServiceCollection()
+            .AddMetrics()
+            .AddFastLoad(options =>
+            {
+                options.ErrorHandling = LoadErrorHandling.Collect;
+                options.Scheduling = scheduling;
+            })
+            .BuildServiceProvider();
+        var factory = provider.GetRequiredService<IMeterFactory>();
+        var sums = new ConcurrentDictionary<string, double>();
+        using var listener = new MeterListener();
+        listener.InstrumentPublished = (instrument, l) =>
+        {
+            if (instrument.Meter.Name == FastLoadMetrics.MeterName && ReferenceEquals(instrument.Meter.Scope, factory))
+            {
+                l.EnableMeasurementEvents(instrument);
+            }
+        };
+        listener.SetMeasurementEventCallback<long>((instrument, value, _, _) => sums.AddOrUpdate(instrument.Name, value, (_, sum) => sum + value));
+        listener.Start();
+
+        LoadSummary summary = await provider.GetRequiredService<FileLoader>().LoadAsync(FileSet.FromPaths(paths), (_, _) => ValueTask.CompletedTask);
+
+        Assert.Equal(bad, Assert.Single(summary.Failures).Path);
+        Assert.Equal(1, sums.GetValueOrDefault(FastLoadMetrics.FilesFailed));
+        Assert.Equal(8, sums.GetValueOrDefault(FastLoadMetrics.FilesRead));
+    }
 }
