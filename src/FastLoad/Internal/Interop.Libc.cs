@@ -75,6 +75,9 @@ internal static unsafe partial class Interop
     }
 
     // ioctl(2) is variadic; one pointer argument passes the same way as in a fixed signature on x64 and arm64 Linux.
+    [LibraryImport(Libc, EntryPoint = "pread", SetLastError = true)]
+    internal static partial nint PRead(SafeHandle fd, byte* buffer, nint count, long offset);
+
     [LibraryImport(Libc, EntryPoint = "ioctl", SetLastError = true)]
     internal static partial int Ioctl(int fd, ulong request, void* argument);
 

@@ -86,8 +86,28 @@ internal static class WholeFileReader
         }
     }
 
-    internal static int ReadAt(SafeFileHandle handle, string path, Span<byte> destination, long offset)
+    internal static unsafe int ReadAt(SafeFileHandle handle, string path, Span<byte> destination, long offset)
     {
+        if (OperatingSystem.IsLinux())
+        {
+            // pread straight away: RandomAccess first asks the descriptor whether it can seek, a system call per file.
+            nint read;
+            int errno;
+            fixed (byte* buffer = destination)
+            {
+                do
+                {
+                    read = Internal.Interop.PRead(handle, buffer, destination.Length, offset);
+                    errno = read < 0 ? System.Runtime.InteropServices.Marshal.GetLastPInvokeError() : 0;
+                }
+                while (errno == Internal.Interop.EINTR);
+            }
+
+            return read >= 0
+                ? (int)read
+                : throw new IOException($"Could not read '{path}' at offset {offset:N0}: {System.Runtime.InteropServices.Marshal.GetPInvokeErrorMessage(errno)}");
+        }
+
         try
         {
             return RandomAccess.Read(handle, destination, offset);
