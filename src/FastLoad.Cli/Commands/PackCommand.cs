@@ -11,14 +11,14 @@ internal static class PackCommand
         var directory = new Argument<string>("dir") { Description = "The folder to pack (recursively; entry names are relative to it)." };
         var file = new Argument<string>("file") { Description = "The pack to write (conventionally *.fpk); replaced if it exists." };
         var blockSize = new Option<int>("--block-size") { Description = "Uncompressed bytes per block (4 KiB to 64 MiB).", DefaultValueFactory = _ => new PackOptions().BlockSize };
-        var acceleration = new Option<int>("--acceleration") { Description = "LZ4 acceleration: 1 compresses best, larger is faster.", DefaultValueFactory = _ => new PackOptions().Acceleration };
+        var level = new Option<int>("--level") { Description = "LZ4 level: 0 fast (default), 3-9 high compression, 10-12 optimal; higher packs smaller and slower, loads as fast.", DefaultValueFactory = _ => new PackOptions().Level };
         var command = new Command("pack", "Pack the files of a folder into one file of independently LZ4-compressed blocks.")
         {
-            directory, file, blockSize, acceleration,
+            directory, file, blockSize, level,
         };
         command.SetAction((parse, cancellationToken) => PackFailures.RunAsync(async () =>
         {
-            var options = new PackOptions { BlockSize = parse.GetValue(blockSize), Acceleration = parse.GetValue(acceleration) };
+            var options = new PackOptions { BlockSize = parse.GetValue(blockSize), Level = parse.GetValue(level) };
             string root = parse.GetValue(directory)!;
             string pack = parse.GetValue(file)!;
             long start = Stopwatch.GetTimestamp();

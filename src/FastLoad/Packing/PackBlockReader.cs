@@ -1,5 +1,5 @@
 using System.Buffers;
-using FastLoad.Packing.Lz4;
+using K4os.Compression.LZ4;
 using Microsoft.Win32.SafeHandles;
 
 namespace FastLoad.Packing;
@@ -39,7 +39,7 @@ internal static class PackBlockReader
         try
         {
             PackIo.ReadExactly(handle, stored.AsSpan(0, block.StoredLength), block.Offset, packPath);
-            int length = Lz4Codec.Decode(stored.AsSpan(0, block.StoredLength), destination);
+            int length = LZ4Codec.Decode(stored.AsSpan(0, block.StoredLength), destination);
             if (length != block.RawLength)
             {
                 throw PackErrors.Corrupt(packPath, block.Offset, $"block {blockIndex} does not decode to its {block.RawLength} bytes ({(length < 0 ? "malformed LZ4" : $"{length} bytes")})");

@@ -1,6 +1,6 @@
 using System.Buffers;
 using System.Threading.Tasks.Dataflow;
-using FastLoad.Packing.Lz4;
+using K4os.Compression.LZ4;
 using Microsoft.Win32.SafeHandles;
 
 namespace FastLoad.Packing;
@@ -124,7 +124,7 @@ internal sealed class PackBuilder
                     }
 
                     ReadOnlyMemory<byte> data = file.Data;
-                    entries.Add((names[file.Index], data.Length, XxHash64.Hash(data.Span)));
+                    entries.Add((names[file.Index], data.Length, PackHash.Hash(data.Span)));
                     while (!data.IsEmpty)
                     {
                         int count = Math.Min(blockSize - filled, data.Length);
@@ -178,7 +178,7 @@ internal sealed class PackBuilder
         byte[] index = PackIndex.Serialize(blockSize, _blocks, entries);
         RandomAccess.Write(_handle, index, _position);
         byte[] footer = new byte[PackFormat.FooterSize];
-        PackFormat.WriteFooter(footer, _position, index.Length, XxHash64.Hash(index));
+        PackFormat.WriteFooter(footer, _position, index.Length, PackHash.Hash(index));
         RandomAccess.Write(_handle, footer, _position + index.Length);
         RandomAccess.FlushToDisk(_handle);
     }
@@ -201,7 +201,8 @@ internal sealed class PackBuilder
         if (limit > 0)
         {
             byte[] compressed = _pool.Rent(limit);
-            int length = Lz4Codec.Encode(block.Buffer.AsSpan(0, block.Length), compressed.AsSpan(0, limit), _options.Acceleration);
+            // K4os returns 0 or less when the result does not fit the limit, so an incompressible block stops early.
+            int length = LZ4Codec.Encode(block.Buffer.AsSpan(0, block.Length), compressed.AsSpan(0, limit), (LZ4Level)_options.Level);
             if (length > 0)
             {
                 _pool.Return(block.Buffer);

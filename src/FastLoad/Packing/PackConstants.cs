@@ -11,12 +11,13 @@ internal static class PackConstants
     /// <summary>1 MiB: large sequential reads (seed 002) and enough blocks to decode a pack of a few MiB on all cores.</summary>
     public const int DefaultBlockSize = 1024 * 1024;
 
-    public const int MinAcceleration = 1;
+    /// <summary>LZ4's own scale (as <c>lz4 -0</c> .. <c>-12</c>, K4os <c>LZ4Level</c>): 0-2 fast, 3-9 HC, 10-12 optimal parsing.</summary>
+    public const int MinLevel = 0;
 
-    /// <summary>The reference implementation's own ceiling (<c>LZ4_ACCELERATION_MAX</c>).</summary>
-    public const int MaxAcceleration = 65537;
+    public const int MaxLevel = 12;
 
-    public const int DefaultAcceleration = 1;
+    /// <summary>Fast: packing runs at hundreds of MB/s a core, and decoding costs the same at every level.</summary>
+    public const int DefaultLevel = 0;
 
     public const int MinRawThresholdPercent = 1;
 

@@ -77,7 +77,7 @@ internal sealed class PackIndex
 
         byte[] index = new byte[indexLength];
         PackIo.ReadExactly(handle, index, indexOffset, packPath);
-        if (XxHash64.Hash(index) != indexHash)
+        if (PackHash.Hash(index) != indexHash)
         {
             throw PackErrors.Corrupt(packPath, indexOffset, "the index does not match its hash in the footer");
         }

@@ -217,7 +217,7 @@ public sealed class PackReader : IAsyncDisposable
     private LoadedFile Handover(PackEntry entry, byte[] data)
     {
         int length = (int)entry.Length;
-        if (XxHash64.Hash(data.AsSpan(0, length)) != entry.ContentHash)
+        if (PackHash.Hash(data.AsSpan(0, length)) != entry.ContentHash)
         {
             _pool.Return(data);
             throw HashMismatch(entry);
@@ -288,7 +288,7 @@ public sealed class PackReader : IAsyncDisposable
             position += count;
         }
 
-        if (XxHash64.Hash(data) != entry.ContentHash)
+        if (PackHash.Hash(data) != entry.ContentHash)
         {
             throw HashMismatch(entry);
         }

@@ -65,7 +65,7 @@ public static class PackWriter
     private static PackOptions Copy(PackOptions options) => new()
     {
         BlockSize = options.BlockSize,
-        Acceleration = options.Acceleration,
+        Level = options.Level,
         RawThresholdPercent = options.RawThresholdPercent,
     };
 }

@@ -1,11 +1,11 @@
 using FastLoad.Parallelism;
-using FastLoad.Tests.Infrastructure;
+using Microsoft.Extensions.Time.Testing;
 
 namespace FastLoad.Tests.Internals;
 
 /// <summary>
 /// The controller against simulated devices: throughput as a function of queue depth for HDD-, SATA- and NVMe-like
-/// curves, with a few percent of deterministic noise. Each completion advances a manual clock by 1 / throughput.
+/// curves, with a few percent of deterministic noise. Each completion advances a fake clock by 1 / throughput.
 /// </summary>
 public class ParallelismControllerTests
 {
@@ -18,7 +18,11 @@ public class ParallelismControllerTests
     /// <summary>The same with max 500k and base 80 us: still gaining at 128.</summary>
     private static double Nvme(int depth) => depth / (80e-6 + (depth / 500_000.0));
 
-    private static List<int> Simulate(ParallelismController controller, ManualTimeProvider time, Func<int, double> device, TimeSpan duration, int seed = 1, double windowNoise = 0)
+    private static List<int> Simulate(ParallelismController controller, FakeTimeProvider time, Func<int, double> device, TimeSpan duration, int seed = 1, double windowNoise = 0) =>
+        Simulate(controller, time, device, duration, [], seed, windowNoise);
+
+    /// <summary>Runs the device for <paramref name="duration"/>; returns the settled limit once per window, and adds every limit run at to <paramref name="tried"/>.</summary>
+    private static List<int> Simulate(ParallelismController controller, FakeTimeProvider time, Func<int, double> device, TimeSpan duration, HashSet<int> tried, int seed = 1, double windowNoise = 0)
     {
         var random = new Random(seed);
         double slowdown = 1;
@@ -28,6 +32,7 @@ public class ParallelismControllerTests
         while (elapsed < duration)
         {
             // Completions in batches of about a millisecond keep fast devices cheap to simulate.
+            tried.Add(controller.Limit);
             double rate = device(controller.Limit) * slowdown;
             int batch = Math.Max(1, (int)(rate / 1000));
             double noise = 1 + ((random.NextDouble() - 0.5) * 0.06);
@@ -56,12 +61,14 @@ public class ParallelismControllerTests
     [InlineData(128)]
     public void HddLikeDevice_ConvergesToAShallowQueue(int initial)
     {
-        var time = new ManualTimeProvider();
+        var time = new FakeTimeProvider();
         var controller = new ParallelismController(initial, ceiling: 256, countFiles: true, time);
+        var tried = new HashSet<int>();
 
-        List<int> limits = Simulate(controller, time, Hdd, TimeSpan.FromSeconds(120));
+        List<int> limits = Simulate(controller, time, Hdd, TimeSpan.FromSeconds(120), tried);
 
         Assert.InRange(MedianOfLast(limits, 100), 1, 4);
+        Assert.Contains(tried, limit => limit != initial); // It tried other depths: a frozen controller fails here.
     }
 
     [Theory]
@@ -70,7 +77,7 @@ public class ParallelismControllerTests
     [InlineData(3)]
     public void HddLikeDevice_OnANoisyMachine_StillConvergesShallow(int seed)
     {
-        var time = new ManualTimeProvider();
+        var time = new FakeTimeProvider();
         var controller = new ParallelismController(128, ceiling: 256, countFiles: true, time);
 
         List<int> limits = Simulate(controller, time, Hdd, TimeSpan.FromSeconds(300), seed, windowNoise: 0.15);
@@ -83,12 +90,14 @@ public class ParallelismControllerTests
     [InlineData(128)]
     public void NvmeLikeDevice_ConvergesToADeepQueue(int initial)
     {
-        var time = new ManualTimeProvider();
+        var time = new FakeTimeProvider();
         var controller = new ParallelismController(initial, ceiling: 256, countFiles: true, time);
+        var tried = new HashSet<int>();
 
-        List<int> limits = Simulate(controller, time, Nvme, TimeSpan.FromSeconds(30));
+        List<int> limits = Simulate(controller, time, Nvme, TimeSpan.FromSeconds(30), tried);
 
         Assert.InRange(MedianOfLast(limits, 50), 32, 256);
+        Assert.Contains(tried, limit => limit != initial); // It tried other depths: a frozen controller fails here.
     }
 
     [Theory]
@@ -99,18 +108,20 @@ public class ParallelismControllerTests
     [InlineData(5)]
     public void NvmeLikeDevice_OnANoisyMachine_StaysDeep(int seed)
     {
-        var time = new ManualTimeProvider();
+        var time = new FakeTimeProvider();
         var controller = new ParallelismController(128, ceiling: 256, countFiles: true, time);
+        var tried = new HashSet<int>();
 
-        List<int> limits = Simulate(controller, time, Nvme, TimeSpan.FromSeconds(30), seed, windowNoise: 0.15);
+        List<int> limits = Simulate(controller, time, Nvme, TimeSpan.FromSeconds(30), tried, seed, windowNoise: 0.15);
 
         Assert.InRange(MedianOfLast(limits, 100), 32, 256);
+        Assert.Contains(tried, limit => limit != 128); // Staying deep while still trying, not by never moving.
     }
 
     [Fact]
     public void SataLikeDevice_SettlesWhereMoreDepthStopsPaying()
     {
-        var time = new ManualTimeProvider();
+        var time = new FakeTimeProvider();
         var controller = new ParallelismController(4, ceiling: 256, countFiles: true, time);
 
         List<int> limits = Simulate(controller, time, Sata, TimeSpan.FromSeconds(30));
@@ -122,7 +133,7 @@ public class ParallelismControllerTests
     [Fact]
     public void DeviceSlowsDown_ControllerBacksDown()
     {
-        var time = new ManualTimeProvider();
+        var time = new FakeTimeProvider();
         var controller = new ParallelismController(128, ceiling: 256, countFiles: true, time);
         bool slow = false;
 
@@ -137,7 +148,7 @@ public class ParallelismControllerTests
     [Fact]
     public void Limit_StaysWithinOneAndTheCeiling()
     {
-        var time = new ManualTimeProvider();
+        var time = new FakeTimeProvider();
         var controller = new ParallelismController(8, ceiling: 16, countFiles: true, time);
 
         List<int> limits = Simulate(controller, time, Nvme, TimeSpan.FromSeconds(5));
@@ -151,7 +162,7 @@ public class ParallelismControllerTests
     [Fact]
     public void OnCompleted_BeforeTheInitialRest_DoesNotChangeTheLimit()
     {
-        var time = new ManualTimeProvider();
+        var time = new FakeTimeProvider();
         var controller = new ParallelismController(8, ceiling: 64, countFiles: true, time);
 
         for (int i = 0; i < 1000; i++)

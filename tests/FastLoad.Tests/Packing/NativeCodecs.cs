@@ -1,17 +1,16 @@
-using System.Diagnostics;
 using System.Runtime.InteropServices;
 
 namespace FastLoad.Tests.Packing;
 
-/// <summary>The reference C libraries, when this machine has them: liblz4 (block API) and libxxhash (XXH64).</summary>
+/// <summary>
+/// The reference C library, liblz4 (block API): pack blocks must be plain LZ4 blocks that any LZ4 implementation reads.
+/// Required, not optional: CI installs it (.ci/run), and a machine without it fails these tests saying so.
+/// </summary>
 internal static unsafe class NativeCodecs
 {
-    private static readonly Lazy<nint> Lz4 = new(() => NativeLibrary.TryLoad("liblz4.so.1", out nint handle) ? handle : 0);
-    private static readonly Lazy<nint> XxHash = new(() => NativeLibrary.TryLoad("libxxhash.so.0", out nint handle) ? handle : 0);
-
-    public static bool HasLz4 => Lz4.Value != 0;
-
-    public static bool HasXxHash => XxHash.Value != 0;
+    private static readonly Lazy<nint> Lz4 = new(() => NativeLibrary.TryLoad("liblz4.so.1", out nint handle)
+        ? handle
+        : throw new DllNotFoundException("liblz4.so.1 is not installed (Debian/Ubuntu: apt-get install liblz4-1; .ci/run installs it): the LZ4 cross-checks need the reference library."));
 
     public static int CompressBound(int length) =>
         ((delegate* unmanaged<int, int>)NativeLibrary.GetExport(Lz4.Value, "LZ4_compressBound"))(length);
@@ -33,51 +32,6 @@ internal static unsafe class NativeCodecs
         fixed (byte* dst = destination)
         {
             return decompress(src, dst, source.Length, destination.Length);
-        }
-    }
-
-    public static ulong XxHash64(ReadOnlySpan<byte> data, ulong seed)
-    {
-        var hash = (delegate* unmanaged<byte*, nuint, ulong, ulong>)NativeLibrary.GetExport(XxHash.Value, "XXH64");
-        fixed (byte* src = data)
-        {
-            return hash(src, (nuint)data.Length, seed);
-        }
-    }
-}
-
-/// <summary>A fact that needs liblz4.so.1; skipped with that reason where it is missing.</summary>
-public sealed class Lz4FactAttribute : FactAttribute
-{
-    public Lz4FactAttribute()
-    {
-        if (!NativeCodecs.HasLz4)
-        {
-            Skip = "liblz4.so.1 is not installed (apt-get install liblz4-1): no reference to compare the codec with.";
-        }
-    }
-}
-
-/// <summary>A theory that needs liblz4.so.1.</summary>
-public sealed class Lz4TheoryAttribute : TheoryAttribute
-{
-    public Lz4TheoryAttribute()
-    {
-        if (!NativeCodecs.HasLz4)
-        {
-            Skip = "liblz4.so.1 is not installed (apt-get install liblz4-1): no reference to compare the codec with.";
-        }
-    }
-}
-
-/// <summary>A theory that needs libxxhash.so.0.</summary>
-public sealed class XxHashTheoryAttribute : TheoryAttribute
-{
-    public XxHashTheoryAttribute()
-    {
-        if (!NativeCodecs.HasXxHash)
-        {
-            Skip = "libxxhash.so.0 is not installed (apt-get install libxxhash0): no reference to compare XXH64 with.";
         }
     }
 }
@@ -135,24 +89,5 @@ internal static class TestData
                 data[at++] = (byte)(random.Next(4) == 0 ? ',' : ' ');
             }
         }
-    }
-}
-
-/// <summary>Best-of-five timing for the printed (never asserted) codec throughputs.</summary>
-internal static class Throughput
-{
-    /// <summary>Returns <paramref name="bytes"/> per second of the fastest of five runs, after one warm-up.</summary>
-    public static double BytesPerSecond(Action action, int bytes)
-    {
-        action();
-        double best = double.MaxValue;
-        for (int i = 0; i < 5; i++)
-        {
-            long start = Stopwatch.GetTimestamp();
-            action();
-            best = Math.Min(best, Stopwatch.GetElapsedTime(start).TotalSeconds);
-        }
-
-        return bytes / best;
     }
 }

@@ -94,6 +94,52 @@ public sealed class PackRoundTripTests : PackTestBase
         Assert.InRange(random, 1 << 20, (1 << 20) + 4096);
     }
 
+    [Theory]
+    [InlineData(0)]
+    [InlineData(2)]
+    [InlineData(3)]
+    [InlineData(9)]
+    [InlineData(10)]
+    [InlineData(12)]
+    public async Task CreateAsync_AnyLevel_ReturnsTheSameBytes(int level)
+    {
+        Dictionary<string, byte[]> files = WriteSource(TestData.Mixed, 100, 70_000, 0, 5, 300_000, 4096);
+        WriteFile(Path.Combine("src", "noise.bin"), files["noise.bin"] = TestData.Create(TestData.Random, 50_000, seed: 99));
+        await PackWriter.CreateAsync(PackPath, Source, new PackOptions { BlockSize = 16 * 1024, Level = level });
+
+        Dictionary<string, byte[]> loaded = await LoadAllAsync(PackPath);
+
+        Assert.Equal(files.Keys.Order(StringComparer.Ordinal), loaded.Keys.Order(StringComparer.Ordinal));
+        foreach ((string name, byte[] data) in files)
+        {
+            Assert.Equal(data, loaded[name]);
+        }
+    }
+
+    [Fact]
+    public async Task CreateAsync_HigherLevel_PacksTextSmaller()
+    {
+        WriteSource(TestData.Text, 1 << 20);
+        await PackWriter.CreateAsync(PackPath, Source, new PackOptions { Level = 0 });
+        long fast = new FileInfo(PackPath).Length;
+        await PackWriter.CreateAsync(PackPath, Source, new PackOptions { Level = 9 });
+        long hc = new FileInfo(PackPath).Length;
+        await PackWriter.CreateAsync(PackPath, Source, new PackOptions { Level = 12 });
+        long max = new FileInfo(PackPath).Length;
+
+        Assert.True(hc < fast, $"level 9 packed to {hc} bytes, level 0 to {fast}");
+        Assert.True(max <= hc, $"level 12 packed to {max} bytes, level 9 to {hc}");
+    }
+
+    [Theory]
+    [InlineData(-1)]
+    [InlineData(13)]
+    public void CreateAsync_LevelOutOfRange_ThrowsBeforeStarting(int level)
+    {
+        var error = Assert.Throws<ArgumentException>(() => { _ = PackWriter.CreateAsync(PackPath, Root, new PackOptions { Level = level }); });
+        Assert.Contains(nameof(PackOptions.Level), error.Message, StringComparison.Ordinal);
+    }
+
     [Fact]
     public async Task Entries_PackedDirectory_NamesAreRelativeWithSlashes()
     {
@@ -229,7 +275,7 @@ public sealed class PackRoundTripTests : PackTestBase
     {
         var options = new PackOptions();
         Assert.Equal(1024 * 1024, options.BlockSize);
-        Assert.Equal(1, options.Acceleration);
+        Assert.Equal(0, options.Level);
         Assert.Equal(90, options.RawThresholdPercent);
     }
 

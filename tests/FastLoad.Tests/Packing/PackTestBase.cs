@@ -61,7 +61,7 @@ public abstract class PackTestBase : TempDirectoryTestBase
         (int offset, int length) = Footer(copy);
         Span<byte> index = copy.AsSpan(offset, length);
         edit(index);
-        BinaryPrimitives.WriteUInt64LittleEndian(copy.AsSpan(copy.Length - 16), XxHash64.Hash(index));
+        BinaryPrimitives.WriteUInt64LittleEndian(copy.AsSpan(copy.Length - 16), PackHash.Hash(index));
         return copy;
     }
 

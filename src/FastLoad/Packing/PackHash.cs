@@ -1,0 +1,15 @@
+using System.IO.Hashing;
+using System.Runtime.CompilerServices;
+
+namespace FastLoad.Packing;
+
+/// <summary>The content hash of a pack's entries and index: XXH64 with seed 0 (System.IO.Hashing).</summary>
+internal static class PackHash
+{
+    /// <summary>
+    /// Returns the XXH64 of <paramref name="data"/>. Optimized at its first call: System.IO.Hashing ships without
+    /// precompiled code, and a pack's first load would otherwise hash every entry with unoptimized code.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    public static ulong Hash(ReadOnlySpan<byte> data) => XxHash64.HashToUInt64(data);
+}
