@@ -148,7 +148,7 @@ if (readSizes.Count > 0)
         Charts.Log10Ticks(plot.Axes.Left);
         plot.XLabel("read size (bytes, log)");
         plot.YLabel("reads/s (log)");
-        plot.ShowLegend();
+        plot.ShowLegend(Alignment.UpperRight);
     });
 }
 
