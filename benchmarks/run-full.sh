@@ -12,7 +12,7 @@
 #   fio-device/*.json           the device alone: sequential 1 MiB, random 4 KiB at depth 1 and 32
 #   bdn/results/*-report.*      BenchmarkDotNet tables: GitHub Markdown, CSV, JSON (the lead pastes the .md)
 #   fio/*.json                  raw fio output for each workload's "vs fio" column
-#   charts/*.png                ggplot2 charts drawn from the CSV by benchmarks/charts.R
+#   charts/*.png                charts drawn from the CSV by benchmarks/FastLoad.Charts (ScottPlot; only the .NET SDK)
 #
 # Settings (environment): FASTLOAD_BENCH_DATA (data folder, default /tmp/fastload-bench), FASTLOAD_BENCH_ITERATIONS
 # (measured iterations per case, default 3 here), FASTLOAD_BENCH_SCALE, FASTLOAD_BENCH_GROUPS, FASTLOAD_BENCH_FOLDER
@@ -70,10 +70,9 @@ status=0
 dotnet run --no-build -c Release --project benchmarks/FastLoad.Benchmarks -- "${filter[@]}" --artifacts "$results/bdn" || status=$?
 
 echo "== charts"
-if command -v Rscript >/dev/null && Rscript -e 'library(ggplot2)' >/dev/null 2>&1; then
-  Rscript benchmarks/charts.R "$results/bdn/results" "$results/charts"
-else
-  echo "R with ggplot2 is not installed (apt-get install -y r-base-core r-cran-ggplot2): charts skipped."
+if ! dotnet run -c Release --project benchmarks/FastLoad.Charts -- "$results/bdn/results" "$results/charts"; then
+  echo "charts failed" >&2
+  [ "$status" -ne 0 ] || status=1
 fi
 
 elapsed=$(( $(date +%s) - started ))

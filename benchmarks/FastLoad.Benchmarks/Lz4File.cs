@@ -1,5 +1,6 @@
 using System.Buffers;
 using System.Buffers.Binary;
+using K4os.Compression.LZ4;
 
 namespace FastLoad.Benchmarks;
 
@@ -22,7 +23,7 @@ internal static class Lz4File
         }
 
         byte[] raw = new byte[BlockSize];
-        byte[] compressed = new byte[HeaderSize + Lz4Native.MaximumOutputSize(BlockSize)];
+        byte[] compressed = new byte[HeaderSize + LZ4Codec.MaximumOutputSize(BlockSize)];
         string partial = path + ".partial";
         using (FileStream input = File.OpenRead(original))
         using (var output = new FileStream(partial, FileMode.Create, FileAccess.Write))
@@ -30,7 +31,12 @@ internal static class Lz4File
             int read;
             while ((read = input.ReadAtLeast(raw, BlockSize, throwOnEndOfStream: false)) > 0)
             {
-                int length = Lz4Native.Encode(raw.AsSpan(0, read), compressed.AsSpan(HeaderSize));
+                int length = LZ4Codec.Encode(raw.AsSpan(0, read), compressed.AsSpan(HeaderSize), LZ4Level.L00_FAST);
+                if (length <= 0)
+                {
+                    throw new InvalidOperationException($"LZ4Codec.Encode failed ({length}).");
+                }
+
                 BinaryPrimitives.WriteInt32LittleEndian(compressed, length);
                 BinaryPrimitives.WriteInt32LittleEndian(compressed.AsSpan(4), read);
                 output.Write(compressed, 0, HeaderSize + length);
@@ -62,7 +68,12 @@ internal static class Lz4File
             long at = offset;
             decodes.Add(Task.Run(() =>
             {
-                Lz4Native.Decode(block.AsSpan(0, compressedLength), destination.AsSpan((int)at, rawLength));
+                int written = LZ4Codec.Decode(block.AsSpan(0, compressedLength), destination.AsSpan((int)at, rawLength));
+                if (written != rawLength)
+                {
+                    throw new InvalidDataException($"LZ4 block decoded to {written} bytes, expected {rawLength}.");
+                }
+
                 ArrayPool<byte>.Shared.Return(block);
             }));
             offset += rawLength;
