@@ -51,7 +51,11 @@ internal sealed class PackEntryStream(PackReader reader, PackEntry entry) : Stre
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
         // Synchronous callers (configuration providers) wait for the decode; asynchronous ones never block.
-        _data ??= _position >= entry.Length || buffer.IsEmpty ? null : reader.ReadEntryAsync(entry.Name).GetAwaiter().GetResult();
+        if (_data is null && _position < entry.Length && !buffer.IsEmpty)
+        {
+            _data = reader.ReadEntryAsync(entry.Name).GetAwaiter().GetResult();
+        }
+
         return CopyTo(buffer);
     }
 

@@ -1,3 +1,4 @@
+using System.Globalization;
 using FastLoad.FileProviders;
 using Microsoft.Extensions.FileProviders;
 using Microsoft.Extensions.Primitives;
@@ -133,8 +134,8 @@ public sealed class PreloadedFileProvider : IFileProvider
             }
         }
 
-        return new InvalidOperationException(
-            $"The folder '{root}' holds {size:N0} bytes, more than the preloaded provider's limit of {memoryLimit:N0} bytes. " +
-            "Raise the limit, or serve the folder from disk or from a pack.");
+        return new InvalidOperationException(string.Create(
+            CultureInfo.InvariantCulture,
+            $"The folder '{root}' holds {size:N0} bytes, more than the preloaded provider's limit of {memoryLimit:N0} bytes. Raise the limit, or serve the folder from disk or from a pack."));
     }
 }
