@@ -100,6 +100,7 @@ static int ConfigChild(string mode, string folder)
     IFileProvider provider = mode == "preloaded"
         ? PreloadedFileProvider.LoadAsync(folder).GetAwaiter().GetResult()
         : new PhysicalFileProvider(folder, ExclusionFilters.None);
+    double provided = clock.Elapsed.TotalMilliseconds;
     var builder = new ConfigurationBuilder();
     foreach (IFileInfo file in provider.GetDirectoryContents("").OrderBy(f => f.Name, StringComparer.Ordinal))
     {
@@ -113,6 +114,7 @@ static int ConfigChild(string mode, string folder)
     }
 
     Console.WriteLine(clock.Elapsed.TotalMilliseconds.ToString("F2", CultureInfo.InvariantCulture));
+    Console.Error.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{mode}: provider {provided:F1} ms, configuration {clock.Elapsed.TotalMilliseconds - provided:F1} ms"));
     return 0;
 }
 
