@@ -1,0 +1,3 @@
+fetch("/about").then(r => r.json()).then(about => {
+  document.getElementById("about").textContent = `${about.title}: served from ${about.servedFrom}`;
+});
