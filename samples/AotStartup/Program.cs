@@ -7,7 +7,6 @@
 
 using System.Diagnostics;
 using System.Globalization;
-using System.Runtime.CompilerServices;
 using FastLoad;
 
 // First statement: the clock the whole start-up is measured against.
@@ -66,8 +65,7 @@ switch (mode)
 long end = Stopwatch.GetTimestamp();
 
 // Formatted by hand: System.Text.Json would add its own start-up to the JIT runs.
-string runtime = RuntimeFeature.IsDynamicCodeSupported ? "jit" : "nativeaot";
 Console.WriteLine(string.Create(
     CultureInfo.InvariantCulture,
-    $$"""{"mode":"{{mode}}","runtime":"{{runtime}}","files":{{files}},"bytes":{{bytes}},"failures":{{failures}},"loadMs":{{Stopwatch.GetElapsedTime(loadStart, end).TotalMilliseconds:F3}},"sinceMainMs":{{Stopwatch.GetElapsedTime(mainStart, end).TotalMilliseconds:F3}}}"""));
+    $$"""{"mode":"{{mode}}","files":{{files}},"bytes":{{bytes}},"failures":{{failures}},"loadMs":{{Stopwatch.GetElapsedTime(loadStart, end).TotalMilliseconds:F3}},"sinceMainMs":{{Stopwatch.GetElapsedTime(mainStart, end).TotalMilliseconds:F3}}}"""));
 return failures == 0 ? 0 : 1;
