@@ -5,21 +5,24 @@ namespace FastLoad.Tests;
 
 /// <summary>
 /// Tracks the public API the way PublicApiAnalyzers would (that package is not on our feed): every public type and
-/// member of the library, one line each, must match src/FastLoad/PublicAPI.Shipped.txt + PublicAPI.Unshipped.txt.
+/// member of each library, one line each, must match src/{library}/PublicAPI.Shipped.txt + PublicAPI.Unshipped.txt.
 /// After an intended change, run the tests with FASTLOAD_UPDATE_PUBLIC_API=1 to rewrite PublicAPI.Unshipped.txt.
 /// </summary>
 public class PublicApiTests
 {
     private const BindingFlags Declared = BindingFlags.Public | BindingFlags.Instance | BindingFlags.Static | BindingFlags.DeclaredOnly;
 
-    [Fact]
-    public void PublicApi_MatchesTheTrackedFiles()
+    public static TheoryData<string> Libraries => ["FastLoad", "FastLoad.Hosting"];
+
+    [Theory]
+    [MemberData(nameof(Libraries))]
+    public void PublicApi_MatchesTheTrackedFiles(string library)
     {
-        string directory = Path.Combine(RepositoryRoot(), "src", "FastLoad");
+        string directory = Path.Combine(RepositoryRoot(), "src", library);
         string shippedPath = Path.Combine(directory, "PublicAPI.Shipped.txt");
         string unshippedPath = Path.Combine(directory, "PublicAPI.Unshipped.txt");
         var shipped = ReadLines(shippedPath);
-        List<string> actual = Describe(typeof(FileLoader).Assembly);
+        List<string> actual = Describe(Assembly.Load(library));
 
         if (Environment.GetEnvironmentVariable("FASTLOAD_UPDATE_PUBLIC_API") == "1")
         {
