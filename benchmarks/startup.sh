@@ -15,13 +15,21 @@ cd "$(dirname "$0")/.."
 data=${FASTLOAD_STARTUP_DATA:-/tmp/fastload-startup}
 rounds=${FASTLOAD_STARTUP_ROUNDS:-7}
 sets=${FASTLOAD_STARTUP_SETS:-1 10 100 1000 10000}
+deployments=${FASTLOAD_STARTUP_DEPLOYMENTS:-jit r2r aot}
+case $(uname -m) in x86_64) rid=linux-x64 ;; aarch64) rid=linux-arm64 ;; *) rid=unknown ;; esac
 results=$PWD/benchmarks/results/startup
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
 mkdir -p "$results" "$data"
 
 echo "== build"
-dotnet build src/FastLoad.Cli -c Release -o "$data/tool" >/dev/null
-fastload=$data/tool/FastLoad.Cli
+for deployment in $deployments; do
+  case $deployment in
+    jit) dotnet build src/FastLoad.Cli -c Release -o "$data/tool-jit" >/dev/null ;;
+    r2r) dotnet publish src/FastLoad.Cli -c Release -r "$rid" --self-contained false -p:PublishAot=false -p:PublishReadyToRun=true -o "$data/tool-r2r" >/dev/null ;;
+    aot) dotnet publish src/FastLoad.Cli -c Release -r "$rid" -o "$data/tool-aot" >/dev/null ;;  # the tool is PublishAot
+    *) echo "unknown deployment '$deployment' (jit, r2r or aot)" >&2; exit 2 ;;
+  esac
+done
 native=()
 if command -v cc >/dev/null; then
   cc -O2 -pthread -o "$data/reference-reader" benchmarks/native/reference-reader.c
@@ -34,11 +42,13 @@ for files in $sets; do
   set_dir=$data/set-$files
   if [ ! -d "$set_dir" ]; then
     # demo writes a deterministic set where --dir says, and keeps it; its one round is thrown away.
-    "$fastload" demo --files "$files" --min-size 1024 --max-size 65536 --rounds 1 --dir "$set_dir" >/dev/null
+    "$(ls "$data"/tool-*/FastLoad.Cli | head -n 1)" demo --files "$files" --min-size 1024 --max-size 65536 --rounds 1 --dir "$set_dir" >/dev/null
   fi
 
-  echo "== $files files"
-  # To a file, not a pipe: a reader started beside the measurement would take a core.
-  "$fastload" bench "$set_dir" --rounds "$rounds" "${native[@]}" >"$results/$files.md"
-  cat "$results/$files.md"
+  for deployment in $deployments; do
+    echo "== $files files, $deployment"
+    # To a file, not a pipe: a reader started beside the measurement would take a core.
+    "$data/tool-$deployment/FastLoad.Cli" bench "$set_dir" --rounds "$rounds" "${native[@]}" >"$results/$deployment-$files.md"
+    cat "$results/$deployment-$files.md"
+  done
 done
