@@ -46,7 +46,7 @@ internal static class LoadMethods
             {
                 using (file)
                 {
-                    total += file.Data.Length;
+                    total += file.Length;
                 }
             }
 

@@ -18,7 +18,7 @@ namespace FastLoad;
 /// await using PackReader pack = await PackReader.OpenAsync("assets.fpk");
 /// await foreach (LoadedFile entry in pack.LoadAllAsync())
 /// {
-///     using (entry) Parse(entry.Path, entry.Data.Span);
+///     using (entry) Parse(entry.Path, entry.Data.Span); // an entry is at most Array.MaxLength bytes, so Data is always valid
 /// }
 /// </code>
 /// </example>
