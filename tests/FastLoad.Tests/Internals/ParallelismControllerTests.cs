@@ -50,8 +50,9 @@ public class ParallelismControllerTests
 
     private static int MedianOfLast(List<int> limits, int count) => limits.TakeLast(count).Order().ElementAt(Math.Min(count, limits.Count) / 2);
 
+    // Each start lies outside the range the controller must reach, so a controller that never moves fails.
     [Theory]
-    [InlineData(4)]
+    [InlineData(16)]
     [InlineData(32)]
     [InlineData(128)]
     public void HddLikeDevice_ConvergesToAShallowQueue(int initial)
@@ -79,8 +80,9 @@ public class ParallelismControllerTests
     }
 
     [Theory]
+    [InlineData(1)]
     [InlineData(4)]
-    [InlineData(128)]
+    [InlineData(16)]
     public void NvmeLikeDevice_ConvergesToADeepQueue(int initial)
     {
         var time = new ManualTimeProvider();
@@ -97,10 +99,10 @@ public class ParallelismControllerTests
     [InlineData(3)]
     [InlineData(4)]
     [InlineData(5)]
-    public void NvmeLikeDevice_OnANoisyMachine_StaysDeep(int seed)
+    public void NvmeLikeDevice_OnANoisyMachine_StillConvergesDeep(int seed)
     {
         var time = new ManualTimeProvider();
-        var controller = new ParallelismController(128, ceiling: 256, countFiles: true, time);
+        var controller = new ParallelismController(4, ceiling: 256, countFiles: true, time);
 
         List<int> limits = Simulate(controller, time, Nvme, TimeSpan.FromSeconds(30), seed, windowNoise: 0.15);
 

@@ -1,10 +1,9 @@
 using FastLoad.Packing.Lz4;
-using Xunit.Abstractions;
 
 namespace FastLoad.Tests.Packing;
 
 /// <summary>The managed LZ4 block codec: round trips, interoperability with liblz4 both ways, malformed blocks.</summary>
-public sealed class Lz4CodecTests(ITestOutputHelper output)
+public sealed class Lz4CodecTests
 {
     public static TheoryData<string, int> Grid()
     {
@@ -119,24 +118,5 @@ public sealed class Lz4CodecTests(ITestOutputHelper output)
             int result = Lz4Codec.Decode(block, destination);
             Assert.InRange(result, -1, destination.Length);
         }
-    }
-
-    /// <summary>Not an assertion: prints MB/s of this codec and liblz4 on the same data, for the README.</summary>
-    [Lz4Theory]
-    [InlineData(TestData.Text)]
-    [InlineData(TestData.Random)]
-    public void Throughput_ManagedAndNative_Printed(string kind)
-    {
-        byte[] data = TestData.Create(kind, 8 << 20);
-        byte[] compressed = new byte[Lz4Codec.MaximumOutputSize(data.Length)];
-        byte[] decoded = new byte[data.Length];
-        int length = 0;
-        double managedCompress = Throughput.BytesPerSecond(() => length = Lz4Codec.Encode(data, compressed), data.Length) / 1e6;
-        double managedDecompress = Throughput.BytesPerSecond(() => Lz4Codec.Decode(compressed.AsSpan(0, length), decoded), data.Length) / 1e6;
-        int nativeLength = 0;
-        double nativeCompress = Throughput.BytesPerSecond(() => nativeLength = NativeCodecs.Compress(data, compressed), data.Length) / 1e6;
-        double nativeDecompress = Throughput.BytesPerSecond(() => NativeCodecs.Decompress(compressed.AsSpan(0, nativeLength), decoded), data.Length) / 1e6;
-        output.WriteLine($"{kind}: managed ratio {(double)length / data.Length:P1} compress {managedCompress:N0} MB/s decompress {managedDecompress:N0} MB/s; liblz4 ratio {(double)nativeLength / data.Length:P1} compress {nativeCompress:N0} MB/s decompress {nativeDecompress:N0} MB/s");
-        Assert.Equal(data, decoded);
     }
 }

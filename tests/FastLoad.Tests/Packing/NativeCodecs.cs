@@ -137,22 +137,3 @@ internal static class TestData
         }
     }
 }
-
-/// <summary>Best-of-five timing for the printed (never asserted) codec throughputs.</summary>
-internal static class Throughput
-{
-    /// <summary>Returns <paramref name="bytes"/> per second of the fastest of five runs, after one warm-up.</summary>
-    public static double BytesPerSecond(Action action, int bytes)
-    {
-        action();
-        double best = double.MaxValue;
-        for (int i = 0; i < 5; i++)
-        {
-            long start = Stopwatch.GetTimestamp();
-            action();
-            best = Math.Min(best, Stopwatch.GetElapsedTime(start).TotalSeconds);
-        }
-
-        return bytes / best;
-    }
-}

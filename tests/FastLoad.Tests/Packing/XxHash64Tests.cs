@@ -1,11 +1,10 @@
 using System.Text;
 using FastLoad.Packing;
-using Xunit.Abstractions;
 
 namespace FastLoad.Tests.Packing;
 
 /// <summary>XXH64 against published vectors and, where installed, libxxhash.</summary>
-public sealed class XxHash64Tests(ITestOutputHelper output)
+public sealed class XxHash64Tests
 {
     [Theory]
     [InlineData("", 0UL, 0xEF46DB3751D8E999UL)]
@@ -38,16 +37,5 @@ public sealed class XxHash64Tests(ITestOutputHelper output)
         {
             Assert.Equal(NativeCodecs.XxHash64(data, seed), XxHash64.Hash(data, seed));
         }
-    }
-
-    /// <summary>Not an assertion: prints GB/s of this XXH64 and libxxhash's on the same data.</summary>
-    [XxHashTheory]
-    [InlineData(8 << 20)]
-    public void Throughput_ManagedAndNative_Printed(int length)
-    {
-        byte[] data = TestData.Create(TestData.Random, length);
-        double managed = Throughput.BytesPerSecond(() => XxHash64.Hash(data), length) / 1e9;
-        double native = Throughput.BytesPerSecond(() => NativeCodecs.XxHash64(data, 0), length) / 1e9;
-        output.WriteLine($"XXH64 managed {managed:N1} GB/s, libxxhash {native:N1} GB/s");
     }
 }
