@@ -13,24 +13,10 @@ internal static partial class ReadableFile
 
     private static SafeFileHandle OpenLinux(string path, out long length)
     {
-        int fd;
-        int errno;
-        do
-        {
-            fd = Interop.Open(path, ReadFlags, 0);
-            errno = fd < 0 ? Marshal.GetLastPInvokeError() : 0;
-        }
-        while (errno == Interop.EINTR);
-
-        if (fd < 0)
-        {
-            throw NativeErrors.ForPath(errno, path, "open");
-        }
-
-        var handle = new SafeFileHandle(fd, ownsHandle: true);
+        SafeFileHandle handle = OpenNative(path, ReadFlags);
         try
         {
-            FileStatus status = FileStatus.GetLinux(fd, path);
+            FileStatus status = FileStatus.GetLinux((int)handle.DangerousGetHandle(), path);
             if (status.Kind != FileKind.Regular)
             {
                 throw NotRegularFile(path, status.Kind);
@@ -44,6 +30,26 @@ internal static partial class ReadableFile
             handle.Dispose();
             throw;
         }
+    }
+
+    /// <summary>open(2), retried when interrupted; the error names the path.</summary>
+    private static SafeFileHandle OpenNative(string path, int flags)
+    {
+        int fd;
+        int errno;
+        do
+        {
+            fd = Interop.Open(path, flags, 0);
+            errno = fd < 0 ? Marshal.GetLastPInvokeError() : 0;
+        }
+        while (errno == Interop.EINTR);
+
+        if (fd < 0)
+        {
+            throw NativeErrors.ForPath(errno, path, "open");
+        }
+
+        return new SafeFileHandle(fd, ownsHandle: true);
     }
 
     /// <summary>
