@@ -1,4 +1,3 @@
-using System.Runtime.InteropServices;
 using FastLoad.Internal;
 using FastLoad.Planning;
 using Microsoft.Win32.SafeHandles;
@@ -12,24 +11,5 @@ internal static partial class ReadableFile
     private const int DarwinReadFlags =
         Interop.OpenReadOnly | Interop.DarwinOpenCloseOnExec | Interop.DarwinOpenNonBlocking | Interop.DarwinOpenNoControllingTerminal;
 
-    private static SafeFileHandle OpenOSX(string path, out long length)
-    {
-        SafeFileHandle handle = OpenNative(path, DarwinReadFlags);
-        try
-        {
-            FileStatus status = FileStatus.GetOSX((int)handle.DangerousGetHandle(), path);
-            if (status.Kind != FileKind.Regular)
-            {
-                throw NotRegularFile(path, status.Kind);
-            }
-
-            length = status.Length;
-            return handle;
-        }
-        catch
-        {
-            handle.Dispose();
-            throw;
-        }
-    }
+    private static SafeFileHandle OpenOSX(string path, out long length) => OpenRegular(path, DarwinReadFlags, FileStatus.GetOSX, out length);
 }

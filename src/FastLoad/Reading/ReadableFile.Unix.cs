@@ -11,12 +11,15 @@ internal static partial class ReadableFile
     // (it has no effect on reads of regular files). O_NOCTTY: a terminal never becomes our controlling one.
     private const int ReadFlags = Interop.OpenReadOnly | Interop.OpenCloseOnExec | Interop.OpenNonBlocking | Interop.OpenNoControllingTerminal;
 
-    private static SafeFileHandle OpenLinux(string path, out long length)
+    private static SafeFileHandle OpenLinux(string path, out long length) => OpenRegular(path, ReadFlags, FileStatus.GetLinux, out length);
+
+    /// <summary>Opens without blocking and refuses, after the open, anything that is not a regular file.</summary>
+    private static SafeFileHandle OpenRegular(string path, int flags, Func<int, string, FileStatus> statOpenFile, out long length)
     {
-        SafeFileHandle handle = OpenNative(path, ReadFlags);
+        SafeFileHandle handle = OpenNative(path, flags);
         try
         {
-            FileStatus status = FileStatus.GetLinux((int)handle.DangerousGetHandle(), path);
+            FileStatus status = statOpenFile((int)handle.DangerousGetHandle(), path);
             if (status.Kind != FileKind.Regular)
             {
                 throw NotRegularFile(path, status.Kind);
