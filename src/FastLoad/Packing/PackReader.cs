@@ -377,8 +377,11 @@ public sealed class PackReader : IAsyncDisposable
         {
             using (entry)
             {
-                string target = PackExtraction.PrepareTarget(root, entry.Path, safeDirectories, extracted);
-                using SafeFileHandle file = File.OpenHandle(target, FileMode.CreateNew, FileAccess.Write, FileShare.None, FileOptions.None, entry.Length);
+                // Linux walks from open folder handles, so a folder swapped for a link mid-extraction is refused; other
+                // platforms check each folder by path first (docs/reliability.md says what they lack).
+                using SafeFileHandle file = OperatingSystem.IsLinux()
+                    ? PackExtraction.CreateTargetLinux(root, entry.Path, extracted)
+                    : File.OpenHandle(PackExtraction.PrepareTarget(root, entry.Path, safeDirectories, extracted), FileMode.CreateNew, FileAccess.Write, FileShare.None, FileOptions.None, entry.Length);
                 await RandomAccess.WriteAsync(file, entry.Data, 0, cancellationToken).ConfigureAwait(false);
             }
         }
