@@ -3,6 +3,7 @@
 //
 //   dotnet run --project samples/StartupConfig [config-folder]
 
+using System.Text;
 using System.Text.Json;
 using FastLoad;
 using Microsoft.Extensions.DependencyInjection;
@@ -26,11 +27,11 @@ LoadSummary summary = await loader.LoadAsync(
         string name = Path.GetRelativePath(configFolder, file.Path);
         if (name.EndsWith(".json", StringComparison.OrdinalIgnoreCase))
         {
-            settings[name] = JsonDocument.Parse(file.Data); // JsonDocument copies what it keeps
+            settings[name] = JsonDocument.Parse(file.Sequence); // JsonDocument copies what it keeps; Sequence works for every size
         }
         else
         {
-            templates[name] = System.Text.Encoding.UTF8.GetString(file.Data.Span);
+            templates[name] = Encoding.UTF8.GetString(file.Sequence); // a string holds at most 1 GiB of text: throws beyond
         }
 
         return ValueTask.CompletedTask;

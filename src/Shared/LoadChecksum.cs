@@ -1,3 +1,4 @@
+using System.Buffers;
 using System.Security.Cryptography;
 using System.Text;
 
@@ -12,9 +13,23 @@ internal sealed class LoadChecksum
     private readonly List<string> _fileHashes = [];
     private readonly object _gate = new();
 
-    public void Add(ReadOnlySpan<byte> contents)
+    public void Add(ReadOnlySpan<byte> contents) => Record(SHA256.HashData(contents));
+
+    /// <summary>Adds a file of any size: a LoadedFile over 2 GiB has its contents only as a sequence.</summary>
+    public void Add(in ReadOnlySequence<byte> contents)
     {
-        string hash = Convert.ToHexStringLower(SHA256.HashData(contents));
+        using var sha256 = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
+        foreach (ReadOnlyMemory<byte> segment in contents)
+        {
+            sha256.AppendData(segment.Span);
+        }
+
+        Record(sha256.GetHashAndReset());
+    }
+
+    private void Record(byte[] digest)
+    {
+        string hash = Convert.ToHexStringLower(digest);
         lock (_gate)
         {
             _fileHashes.Add(hash);

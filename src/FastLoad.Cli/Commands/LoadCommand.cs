@@ -78,7 +78,7 @@ internal static class LoadCommand
                 files,
                 (file, _) =>
                 {
-                    sums?.Add(file.Data.Span);
+                    sums?.Add(file.Sequence);
                     loaded?.Invoke(file.Length);
                     return ValueTask.CompletedTask;
                 },
@@ -118,7 +118,7 @@ internal static class LoadCommand
             {
                 using (entry)
                 {
-                    sums?.Add(entry.Data.Span);
+                    sums?.Add(entry.Sequence);
                     files++;
                     bytes += entry.Length;
                 }

@@ -21,6 +21,10 @@ internal sealed class DedicatedThreadScheduler : TaskScheduler, IDisposable
     private int _started;
     private int _idle;
 
+    // The owner's reference plus one per worker: the last to let go disposes the queue, once nothing can wait on it.
+    private int _references = 1;
+    private int _disposed;
+
     public DedicatedThreadScheduler(int maxThreads, string name)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(maxThreads, 1);
@@ -36,31 +40,60 @@ internal sealed class DedicatedThreadScheduler : TaskScheduler, IDisposable
     /// </summary>
     public void AllowThreads(int maxThreads)
     {
-        if (InterlockedMax.TryRaise(ref _maxThreads, maxThreads))
+        if (InterlockedMax.TryRaise(ref _maxThreads, maxThreads) && TryAddReference())
         {
-            StartThreadIfNeeded();
+            try
+            {
+                StartThreadIfNeeded();
+            }
+            finally
+            {
+                Release();
+            }
         }
     }
 
-    /// <summary>Lets the threads finish what is queued and exit.</summary>
-    public void Dispose() => _queue.CompleteAdding();
-
-    protected override void QueueTask(Task task)
+    /// <summary>Lets the threads finish what is queued and exit; the last one out disposes the queue.</summary>
+    public void Dispose()
     {
-        try
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
         {
-            _queue.Add(task);
-        }
-        catch (InvalidOperationException)
-        {
-            // Disposed: a late continuation still runs, on the pool.
-            ThreadPool.UnsafeQueueUserWorkItem(static state => ((DedicatedThreadScheduler)state!.Item1).TryExecuteTask(state.Item2), (this, task), preferLocal: false);
             return;
         }
 
-        StartThreadIfNeeded();
+        _queue.CompleteAdding();
+        Release();
     }
 
+    protected override void QueueTask(Task task)
+    {
+        // The reference keeps the queue from being disposed under this call by the last worker leaving.
+        if (TryAddReference())
+        {
+            try
+            {
+                if (_queue.TryAdd(task))
+                {
+                    StartThreadIfNeeded();
+                    return;
+                }
+            }
+            catch (InvalidOperationException)
+            {
+                // Adding was completed by Dispose.
+            }
+            finally
+            {
+                Release();
+            }
+        }
+
+        // Disposed: a late continuation still runs, on the pool.
+        ThreadPool.UnsafeQueueUserWorkItem(static state => ((DedicatedThreadScheduler)state!.Item1).TryExecuteTask(state.Item2), (this, task), preferLocal: false);
+    }
+
+    // Called by whoever queues a task and by each worker that has just taken one (after it stopped counting as idle):
+    // between the two, one always sees both the task and the true idle count, so no task waits behind a busy thread.
     private void StartThreadIfNeeded()
     {
         if (_queue.Count > Volatile.Read(ref _idle))
@@ -73,7 +106,7 @@ internal sealed class DedicatedThreadScheduler : TaskScheduler, IDisposable
     protected override bool TryExecuteTaskInline(Task task, bool taskWasPreviouslyQueued) =>
         !taskWasPreviouslyQueued && t_current == this && TryExecuteTask(task);
 
-    protected override IEnumerable<Task> GetScheduledTasks() => _queue.ToArray();
+    protected override IEnumerable<Task> GetScheduledTasks() => Volatile.Read(ref _references) > 0 ? _queue.ToArray() : [];
 
     private void TryStartThread()
     {
@@ -83,6 +116,11 @@ internal sealed class DedicatedThreadScheduler : TaskScheduler, IDisposable
             int seen = Interlocked.CompareExchange(ref _started, started + 1, started);
             if (seen == started)
             {
+                if (!TryAddReference())
+                {
+                    return; // Disposed and the queue with it.
+                }
+
                 var thread = new Thread(RunWorker, StackSize) { IsBackground = true, Name = $"{_name} #{started}" };
                 thread.UnsafeStart();
                 return;
@@ -95,17 +133,51 @@ internal sealed class DedicatedThreadScheduler : TaskScheduler, IDisposable
     private void RunWorker()
     {
         t_current = this;
-        while (true)
+        try
         {
-            Interlocked.Increment(ref _idle);
-            bool taken = _queue.TryTake(out Task? task, Timeout.Infinite);
-            Interlocked.Decrement(ref _idle);
-            if (!taken)
+            while (true)
             {
-                return; // Disposed and drained.
+                Interlocked.Increment(ref _idle);
+                bool taken = _queue.TryTake(out Task? task, Timeout.Infinite);
+                Interlocked.Decrement(ref _idle);
+                if (!taken)
+                {
+                    return; // Disposed and drained.
+                }
+
+                StartThreadIfNeeded();
+                TryExecuteTask(task!);
+            }
+        }
+        finally
+        {
+            t_current = null;
+            Release();
+        }
+    }
+
+    private bool TryAddReference()
+    {
+        int references = Volatile.Read(ref _references);
+        while (references > 0)
+        {
+            int seen = Interlocked.CompareExchange(ref _references, references + 1, references);
+            if (seen == references)
+            {
+                return true;
             }
 
-            TryExecuteTask(task!);
+            references = seen;
+        }
+
+        return false;
+    }
+
+    private void Release()
+    {
+        if (Interlocked.Decrement(ref _references) == 0)
+        {
+            _queue.Dispose();
         }
     }
 }

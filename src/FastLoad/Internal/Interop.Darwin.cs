@@ -54,4 +54,41 @@ internal static unsafe partial class Interop
     // three-argument signature matches, as on Linux (Interop.Libc.cs).
     [LibraryImport(Libc, EntryPoint = "fcntl", SetLastError = true)]
     private static partial int FcntlAppleArm64(int fd, int command, nint x2, nint x3, nint x4, nint x5, nint x6, nint x7, nint argument);
+
+    internal const int DarwinOpenNonBlocking = 0x4;
+    internal const int DarwinOpenNoFollow = 0x100;
+    internal const int DarwinOpenCreate = 0x200;
+    internal const int DarwinOpenExclusive = 0x800;
+    internal const int DarwinOpenNoControllingTerminal = 0x20000;
+    internal const int DarwinOpenDirectory = 0x100000;
+    internal const int DarwinOpenCloseOnExec = 0x1000000;
+    internal const int DarwinAtFdCwd = -2;
+
+    /// <summary>struct stat with 64-bit inodes (sys/stat.h): only the fields FastLoad reads.</summary>
+    [StructLayout(LayoutKind.Explicit, Size = 144)]
+    internal struct DarwinStat
+    {
+        [FieldOffset(0)] public int Device;
+        [FieldOffset(4)] public ushort Mode;
+        [FieldOffset(96)] public long Size;
+    }
+
+    internal static int StatDarwin(string path, out DarwinStat buffer) =>
+        RuntimeInformation.ProcessArchitecture == Architecture.X64 ? StatInode64(path, out buffer) : Stat(path, out buffer);
+
+    internal static int FstatDarwin(int fd, out DarwinStat buffer) =>
+        RuntimeInformation.ProcessArchitecture == Architecture.X64 ? FstatInode64(fd, out buffer) : Fstat(fd, out buffer);
+
+    // The same split as statfs: x64 exports the 64-bit-inode layout as stat$INODE64, arm64 under the plain name.
+    [LibraryImport(Libc, EntryPoint = "stat$INODE64", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    private static partial int StatInode64(string path, out DarwinStat buffer);
+
+    [LibraryImport(Libc, EntryPoint = "stat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    private static partial int Stat(string path, out DarwinStat buffer);
+
+    [LibraryImport(Libc, EntryPoint = "fstat$INODE64", SetLastError = true)]
+    private static partial int FstatInode64(int fd, out DarwinStat buffer);
+
+    [LibraryImport(Libc, EntryPoint = "fstat", SetLastError = true)]
+    private static partial int Fstat(int fd, out DarwinStat buffer);
 }

@@ -115,4 +115,25 @@ internal static unsafe partial class Interop
     /// <summary>Returns 0 or an errno value (posix_fadvise does not set errno).</summary>
     [LibraryImport(Libc, EntryPoint = "posix_fadvise")]
     internal static partial int PosixFadvise(int fd, long offset, long length, int advice);
+
+    internal const int OpenWriteOnly = 0x1;
+    internal const int OpenCreate = 0x40;
+    internal const int OpenExclusive = 0x80;
+    internal const int AtSymlinkNoFollow = 0x100;
+    internal const int EEXIST = 17;
+
+    // arm and arm64 number these two apart from x64 (asm/fcntl.h), as they do O_DIRECT.
+    internal static int OpenDirectory => RuntimeInformation.ProcessArchitecture is Architecture.Arm64 or Architecture.Arm ? 0x4000 : 0x10000;
+
+    internal static int OpenNoFollow => RuntimeInformation.ProcessArchitecture is Architecture.Arm64 or Architecture.Arm ? 0x8000 : 0x20000;
+
+    // Variadic like open(2), and called the same way: the Linux calling conventions match a fixed signature.
+    [LibraryImport(Libc, EntryPoint = "openat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    internal static partial int OpenAt(int directoryFd, string path, int flags, int mode);
+
+    [LibraryImport(Libc, EntryPoint = "mkdirat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    internal static partial int MakeDirectoryAt(int directoryFd, string path, int mode);
+
+    [LibraryImport(Libc, EntryPoint = "unlinkat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    internal static partial int UnlinkAt(int directoryFd, string path, int flags);
 }

@@ -19,9 +19,11 @@ namespace FastLoad;
 /// var loader = new FileLoader(new FileLoaderOptions { MemoryBudget = 256 * 1024 * 1024 });
 /// await foreach (LoadedFile file in loader.LoadAsync(FileSet.FromDirectory("assets", "*.json")))
 /// {
-///     using (file) Parse(file.Path, file.Data.Span);
+///     using (file) Parse(file.Path, file.Sequence);
 /// }
 /// </code>
+/// <see cref="LoadedFile.Data"/> gives the same bytes as one block of memory, for files up to 2 GiB; a larger file
+/// has its contents only as <see cref="LoadedFile.Sequence"/>.
 /// </example>
 public sealed class FileLoader
 {

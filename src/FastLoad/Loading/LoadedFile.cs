@@ -46,7 +46,11 @@ public sealed class LoadedFile : IDisposable
     /// <summary>Gets the position of the file in its <see cref="FileSet"/>, counting from 0.</summary>
     public int Index { get; }
 
-    /// <summary>Gets the number of bytes loaded: the file's length when it was opened, or less if it shrank while being read.</summary>
+    /// <summary>
+    /// Gets the number of bytes loaded: the file's length when it was opened, or less if it shrank while being read.
+    /// A memory-mapped file (<see cref="FileLoaderOptions.UseMemoryMapping"/>) keeps its length at open: a mapping
+    /// cannot see a later shrink, and touching the lost pages kills the process.
+    /// </summary>
     /// <value>0 for a file that failed to load.</value>
     public long Length { get; }
 

@@ -28,10 +28,11 @@ internal sealed class PackBuilder
         List<string> paths = files.EnumeratePaths().ToList();
         string[] names = NameFiles(files, paths);
         string fullPackPath = Path.GetFullPath(packPath);
-        string partialPath = $"{fullPackPath}.{Environment.ProcessId}.partial";
+        // A name of its own per writer: two packs written to one target at once must not share (and delete) a partial file.
+        string partialPath = $"{fullPackPath}.{Guid.NewGuid():N}.partial";
         try
         {
-            using (SafeFileHandle handle = File.OpenHandle(partialPath, FileMode.Create, FileAccess.Write, FileShare.None))
+            using (SafeFileHandle handle = File.OpenHandle(partialPath, FileMode.CreateNew, FileAccess.Write, FileShare.None))
             {
                 await new PackBuilder(handle, options).WriteAsync(paths, names, cancellationToken).ConfigureAwait(false);
             }

@@ -1,10 +1,10 @@
 namespace FastLoad.Packing;
 
 /// <summary>Maps an entry name to a path under the extraction folder that cannot lead outside it.</summary>
-internal static class PackExtraction
+internal static partial class PackExtraction
 {
     /// <summary>
-    /// Returns where to create the entry's file, with its folders created. Every folder on the way is checked to be a
+    /// Elsewhere than Linux: returns where to create the entry's file, with its folders created. Every folder on the way is checked to be a
     /// real directory, not a symbolic link (which could point anywhere); an existing file in the entry's place is
     /// removed unless it is a link or a directory, so the caller can create the file anew (O_EXCL does not follow links).
     /// </summary>
@@ -67,18 +67,25 @@ internal static class PackExtraction
 
         if (existing.Exists)
         {
-            // The file is there under another name only where the file system ignores case: it is an earlier entry's.
-            if (extracted.TryGetValue(target, out string? earlier) && !IsListedExactly(target))
-            {
-                throw new IOException(
-                    $"The entry '{name}' is not written: the file system of '{Path.GetDirectoryName(target)}' ignores case, so it is the file of the entry '{earlier}', already extracted.");
-            }
-
+            CheckCaseClash(target, name, extracted);
             existing.Delete();
         }
 
         extracted[target] = name;
         return target;
+    }
+
+    /// <summary>
+    /// Refuses to replace <paramref name="target"/> when it is there under another name, which happens only where the
+    /// file system ignores case: it is then an earlier entry's file.
+    /// </summary>
+    private static void CheckCaseClash(string target, string name, Dictionary<string, string> extracted)
+    {
+        if (extracted.TryGetValue(target, out string? earlier) && !IsListedExactly(target))
+        {
+            throw new IOException(
+                $"The entry '{name}' is not written: the file system of '{Path.GetDirectoryName(target)}' ignores case, so it is the file of the entry '{earlier}', already extracted.");
+        }
     }
 
     /// <summary>A dictionary for <see cref="PrepareTarget"/>'s extracted files.</summary>

@@ -18,7 +18,7 @@ namespace FastLoad;
 /// await using PackReader pack = await PackReader.OpenAsync("assets.fpk");
 /// await foreach (LoadedFile entry in pack.LoadAllAsync())
 /// {
-///     using (entry) Parse(entry.Path, entry.Data.Span);
+///     using (entry) Parse(entry.Path, entry.Data.Span); // an entry is at most Array.MaxLength bytes, so Data is always valid
 /// }
 /// </code>
 /// </example>
@@ -131,7 +131,13 @@ public sealed class PackReader : IAsyncDisposable
         int window = ReadsInFlight;
         using var threads = new DedicatedThreadScheduler(window, "FastLoad pack");
         var inFlight = new Queue<(Task<byte[]> Block, long Charge)>();
+
+        // Bytes the load holds against the budget: blocks in flight, the block being copied out and the entries being
+        // assembled. A block is charged with the entries that start in it, so that reading ahead leaves room for them;
+        // an entry is released when handed over, as FileLoader does.
+        long[] startingEntries = EntryBytesStartingIn(blocks.Length);
         long charged = 0;
+        long blockCharge = 0;
         int next = 0;
         int entryIndex = 0;
         byte[]? block = null;
@@ -146,18 +152,17 @@ public sealed class PackReader : IAsyncDisposable
                 long blockEnd = blockStart;
                 if (k < blocks.Length)
                 {
-                    while (next < blocks.Length && inFlight.Count < window && (inFlight.Count == 0 || charged + Charge(blocks[next]) <= _options.MemoryBudget))
+                    while (next < blocks.Length && inFlight.Count < window && (inFlight.Count == 0 || charged + Charge(blocks[next]) + startingEntries[next] <= _options.MemoryBudget))
                     {
                         int b = next++;
-                        charged += Charge(blocks[b]);
+                        charged += Charge(blocks[b]) + startingEntries[b];
                         inFlight.Enqueue((
                             Task.Factory.StartNew(() => PackBlockReader.ReadAndDecode(_handle, Path, blocks[b], b, _pool), cancellationToken, TaskCreationOptions.None, threads),
                             Charge(blocks[b])));
                     }
 
-                    (Task<byte[]> task, long charge) = inFlight.Dequeue();
+                    (Task<byte[]> task, blockCharge) = inFlight.Dequeue();
                     block = await task.ConfigureAwait(false);
-                    charged -= charge;
                     blockEnd += blocks[k].RawLength;
                 }
 
@@ -187,6 +192,7 @@ public sealed class PackReader : IAsyncDisposable
 
                     byte[] data = partial;
                     partial = null;
+                    charged -= entry.Length;
                     yield return Handover(entry, data);
                     entryIndex++;
                 }
@@ -195,6 +201,7 @@ public sealed class PackReader : IAsyncDisposable
                 {
                     _pool.Return(block);
                     block = null;
+                    charged -= blockCharge;
                 }
             }
         }
@@ -248,6 +255,21 @@ public sealed class PackReader : IAsyncDisposable
     }
 
     private static long Charge(PackBlock block) => (long)block.StoredLength + block.RawLength;
+
+    /// <summary>Per block, the bytes of the entries that start in it (entries are in data order).</summary>
+    private long[] EntryBytesStartingIn(int blockCount)
+    {
+        var bytes = new long[blockCount];
+        foreach (PackEntry entry in _index.Entries)
+        {
+            if (entry.Length > 0)
+            {
+                bytes[Math.Min(entry.DataOffset / _index.BlockSize, blockCount - 1)] += entry.Length;
+            }
+        }
+
+        return bytes;
+    }
 
     /// <summary>Reads one entry: only the blocks it lies in are read and decoded; the last few decoded blocks are kept for the next call.</summary>
     /// <param name="name">The entry's name, as in <see cref="PackEntry.Name"/> (ordinal, case-sensitive).</param>
@@ -355,8 +377,11 @@ public sealed class PackReader : IAsyncDisposable
         {
             using (entry)
             {
-                string target = PackExtraction.PrepareTarget(root, entry.Path, safeDirectories, extracted);
-                using SafeFileHandle file = File.OpenHandle(target, FileMode.CreateNew, FileAccess.Write, FileShare.None, FileOptions.None, entry.Length);
+                // Linux walks from open folder handles, so a folder swapped for a link mid-extraction is refused; other
+                // platforms check each folder by path first (docs/reliability.md says what they lack).
+                using SafeFileHandle file = OperatingSystem.IsLinux()
+                    ? PackExtraction.CreateTargetLinux(root, entry.Path, extracted)
+                    : File.OpenHandle(PackExtraction.PrepareTarget(root, entry.Path, safeDirectories, extracted), FileMode.CreateNew, FileAccess.Write, FileShare.None, FileOptions.None, entry.Length);
                 await RandomAccess.WriteAsync(file, entry.Data, 0, cancellationToken).ConfigureAwait(false);
             }
         }

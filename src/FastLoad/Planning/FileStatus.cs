@@ -11,6 +11,11 @@ internal readonly partial record struct FileStatus(FileKind Kind, long Length, u
             return GetLinux(path);
         }
 
+        if (OperatingSystem.IsMacOS())
+        {
+            return GetOSX(path);
+        }
+
         return OperatingSystem.IsWindows() ? GetWindows(path) : GetPortable(path);
     }
 
@@ -27,8 +32,8 @@ internal readonly partial record struct FileStatus(FileKind Kind, long Length, u
         }
     }
 
-    // Windows and macOS: FileSystemInfo tells files from directories; devices and pipes there are rare and
-    // are still rejected after open where the OS reports them. No device id here (macOS: every file in one lane).
+    // Other platforms: FileSystemInfo tells files from directories only (it never reports FIFOs or devices on Unix).
+    // No device id here: every file in one lane.
     private static FileStatus GetPortable(string path)
     {
         var info = new FileInfo(path);
@@ -42,8 +47,7 @@ internal readonly partial record struct FileStatus(FileKind Kind, long Length, u
             throw new FileNotFoundException($"Could not find file '{path}'.", path);
         }
 
-        FileKind kind = (info.Attributes & FileAttributes.Device) != 0 ? FileKind.CharacterDevice : FileKind.Regular;
-        return new FileStatus(kind, info.Length, 0);
+        return new FileStatus(FileKind.Regular, info.Length, 0);
     }
 
     internal static string Describe(FileKind kind) => kind switch

@@ -1,4 +1,3 @@
-using System.IO.MemoryMappedFiles;
 using Microsoft.Win32.SafeHandles;
 
 namespace FastLoad.Reading;
@@ -26,7 +25,7 @@ internal static class FileReader
 
             if (settings.MemoryMapped)
             {
-                return Map(ref handle, length);
+                return MappedFile.Map(ref handle, length);
             }
 
             if (settings.WantsUnbuffered(length) && UnbufferedReader.TryRead(handle, path, length, settings, cancellationToken) is { } direct)
@@ -57,33 +56,6 @@ internal static class FileReader
         catch
         {
             contents.Dispose();
-            throw;
-        }
-    }
-
-    /// <summary>Maps the file read-only; pages are read when first touched. Takes over the handle.</summary>
-    private static unsafe FileContents Map(ref SafeFileHandle handle, long length)
-    {
-        MemoryMappedFile mapping = MemoryMappedFile.CreateFromFile(handle, mapName: null, 0, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: false);
-        handle = null!; // Owned by the mapping now.
-        MemoryMappedViewAccessor? view = null;
-        try
-        {
-            view = mapping.CreateViewAccessor(0, 0, MemoryMappedFileAccess.Read);
-            byte* pointer = null;
-            view.SafeMemoryMappedViewHandle.AcquirePointer(ref pointer);
-            MemoryMappedViewAccessor acquired = view;
-            return NativeContents.Wrap(pointer + view.PointerOffset, length, () =>
-            {
-                acquired.SafeMemoryMappedViewHandle.ReleasePointer();
-                acquired.Dispose();
-                mapping.Dispose();
-            });
-        }
-        catch
-        {
-            view?.Dispose();
-            mapping.Dispose();
             throw;
         }
     }

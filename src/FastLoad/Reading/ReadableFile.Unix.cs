@@ -11,26 +11,15 @@ internal static partial class ReadableFile
     // (it has no effect on reads of regular files). O_NOCTTY: a terminal never becomes our controlling one.
     private const int ReadFlags = Interop.OpenReadOnly | Interop.OpenCloseOnExec | Interop.OpenNonBlocking | Interop.OpenNoControllingTerminal;
 
-    private static SafeFileHandle OpenLinux(string path, out long length)
+    private static SafeFileHandle OpenLinux(string path, out long length) => OpenRegular(path, ReadFlags, FileStatus.GetLinux, out length);
+
+    /// <summary>Opens without blocking and refuses, after the open, anything that is not a regular file.</summary>
+    private static SafeFileHandle OpenRegular(string path, int flags, Func<int, string, FileStatus> statOpenFile, out long length)
     {
-        int fd;
-        int errno;
-        do
-        {
-            fd = Interop.Open(path, ReadFlags, 0);
-            errno = fd < 0 ? Marshal.GetLastPInvokeError() : 0;
-        }
-        while (errno == Interop.EINTR);
-
-        if (fd < 0)
-        {
-            throw NativeErrors.ForPath(errno, path, "open");
-        }
-
-        var handle = new SafeFileHandle(fd, ownsHandle: true);
+        SafeFileHandle handle = OpenNative(path, flags);
         try
         {
-            FileStatus status = FileStatus.GetLinux(fd, path);
+            FileStatus status = statOpenFile((int)handle.DangerousGetHandle(), path);
             if (status.Kind != FileKind.Regular)
             {
                 throw NotRegularFile(path, status.Kind);
@@ -44,6 +33,26 @@ internal static partial class ReadableFile
             handle.Dispose();
             throw;
         }
+    }
+
+    /// <summary>open(2), retried when interrupted; the error names the path.</summary>
+    private static SafeFileHandle OpenNative(string path, int flags)
+    {
+        int fd;
+        int errno;
+        do
+        {
+            fd = Interop.Open(path, flags, 0);
+            errno = fd < 0 ? Marshal.GetLastPInvokeError() : 0;
+        }
+        while (errno == Interop.EINTR);
+
+        if (fd < 0)
+        {
+            throw NativeErrors.ForPath(errno, path, "open");
+        }
+
+        return new SafeFileHandle(fd, ownsHandle: true);
     }
 
     /// <summary>

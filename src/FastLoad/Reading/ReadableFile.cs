@@ -16,6 +16,11 @@ internal static partial class ReadableFile
             return OpenLinux(path, out length);
         }
 
+        if (OperatingSystem.IsMacOS())
+        {
+            return OpenOSX(path, out length);
+        }
+
         // Windows runs the requests on a synchronous handle one after another, so the reads in flight of a large file
         // would queue; on an overlapped handle RandomAccess still reads synchronously, and they run at once.
         FileOptions options = OperatingSystem.IsWindows() ? FileOptions.Asynchronous : FileOptions.None;

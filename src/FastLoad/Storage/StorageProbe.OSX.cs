@@ -21,7 +21,7 @@ public static partial class StorageProbe
         string? mountPoint = NativeString(new ReadOnlySpan<byte>(status.MountedOnName, Interop.DarwinMaxPathLength));
         string? source = NativeString(new ReadOnlySpan<byte>(status.MountedFromName, Interop.DarwinMaxPathLength));
         string key = mountPoint ?? path;
-        if (Cache.TryGetValue(key, out StorageDevice? cached))
+        if (Cache.TryGet(key, out StorageDevice? cached))
         {
             return cached;
         }
@@ -36,6 +36,6 @@ public static partial class StorageProbe
             not null when DarwinMemoryFileSystems.Contains(fileSystem) => new StorageDevice(id, name, StorageKind.Memory, StorageBus.Memory, null, null, null, fileSystem),
             _ => new StorageDevice(id, name, StorageKind.Unknown, StorageBus.Unknown, null, null, null, fileSystem),
         };
-        return Cache.GetOrAdd(key, described);
+        return Cache.Add(key, described);
     }
 }

@@ -1,12 +1,11 @@
-using System.Collections.Concurrent;
 using System.Text;
 
 namespace FastLoad;
 
-/// <summary>Finds and describes the storage device that holds a path. Results are cached per device.</summary>
+/// <summary>Finds and describes the storage device that holds a path. Results are cached per device for 10 seconds.</summary>
 public static partial class StorageProbe
 {
-    private static readonly ConcurrentDictionary<string, StorageDevice> Cache = new(StringComparer.Ordinal);
+    private static readonly StorageProbeCache Cache = new(TimeProvider.System, StorageProbeCache.DefaultLifetime);
 
     /// <summary>Describes the device that holds <paramref name="path"/>.</summary>
     /// <param name="path">A file or directory.</param>

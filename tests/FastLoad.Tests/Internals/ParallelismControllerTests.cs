@@ -55,8 +55,9 @@ public class ParallelismControllerTests
 
     private static int MedianOfLast(List<int> limits, int count) => limits.TakeLast(count).Order().ElementAt(Math.Min(count, limits.Count) / 2);
 
+    // Each start lies outside the range the controller must reach, so a controller that never moves fails.
     [Theory]
-    [InlineData(4)]
+    [InlineData(16)]
     [InlineData(32)]
     [InlineData(128)]
     public void HddLikeDevice_ConvergesToAShallowQueue(int initial)
@@ -86,8 +87,9 @@ public class ParallelismControllerTests
     }
 
     [Theory]
+    [InlineData(1)]
     [InlineData(4)]
-    [InlineData(128)]
+    [InlineData(16)]
     public void NvmeLikeDevice_ConvergesToADeepQueue(int initial)
     {
         var time = new FakeTimeProvider();
@@ -106,16 +108,16 @@ public class ParallelismControllerTests
     [InlineData(3)]
     [InlineData(4)]
     [InlineData(5)]
-    public void NvmeLikeDevice_OnANoisyMachine_StaysDeep(int seed)
+    public void NvmeLikeDevice_OnANoisyMachine_StillConvergesDeep(int seed)
     {
         var time = new FakeTimeProvider();
-        var controller = new ParallelismController(128, ceiling: 256, countFiles: true, time);
+        var controller = new ParallelismController(4, ceiling: 256, countFiles: true, time);
         var tried = new HashSet<int>();
 
         List<int> limits = Simulate(controller, time, Nvme, TimeSpan.FromSeconds(30), tried, seed, windowNoise: 0.15);
 
         Assert.InRange(MedianOfLast(limits, 100), 32, 256);
-        Assert.Contains(tried, limit => limit != 128); // Staying deep while still trying, not by never moving.
+        Assert.Contains(tried, limit => limit != 4); // It reached the deep queue by trying, not by starting there.
     }
 
     [Fact]

@@ -166,6 +166,22 @@ public sealed class PackRoundTripTests : PackTestBase
     }
 
     [Fact]
+    public async Task LoadAllAsync_EntriesLargerThanABlock_PeakBytesHeldStayWithinTheBudget()
+    {
+        const int Block = 1024 * 1024;
+        const long Budget = 8L * 1024 * 1024;
+        WriteSource(TestData.Zeros, Enumerable.Repeat(3 * Block, 12).ToArray()); // compressible: a block in flight holds about what it is charged
+        await PackWriter.CreateAsync(PackPath, Source, new PackOptions { BlockSize = Block });
+        var pool = new CountingPool();
+
+        Dictionary<string, byte[]> loaded = await LoadAllAsync(PackPath, new PackReaderOptions { MemoryBudget = Budget, BufferPool = pool });
+
+        Assert.Equal(12, loaded.Count);
+        pool.AssertAllReturned();
+        Assert.True(pool.PeakRequestedOutstanding <= Budget, $"peak {pool.PeakRequestedOutstanding} bytes held, budget {Budget}");
+    }
+
+    [Fact]
     public async Task LoadAllAsync_StoppedEarly_ReturnsEveryBuffer()
     {
         WriteSource(TestData.Mixed, 200_000, 1, 90_000, 0, 500_000);

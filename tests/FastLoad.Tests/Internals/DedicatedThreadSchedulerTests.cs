@@ -1,0 +1,68 @@
+using FastLoad.Internal;
+using FastLoad.Parallelism;
+
+namespace FastLoad.Tests.Internals;
+
+public class DedicatedThreadSchedulerTests
+{
+    /// <summary>
+    /// Each round queues as many blocking "reads" as the gate admits, on a new scheduler, and every read waits until all
+    /// of them are in flight. A read queued behind a busy thread never starts, so its round would never fill.
+    /// </summary>
+    [Theory]
+    [InlineData(2, 20_000)]
+    [InlineData(8, 2_000)]
+    public async Task BlockingReads_QueuedWhileThreadsStart_AllReachTheGatesLimit(int limit, int rounds)
+    {
+        var random = new Random(1);
+        for (int round = 0; round < rounds; round++)
+        {
+            var gate = new ConcurrencyGate(limit);
+            using var allInFlight = new CountdownEvent(limit);
+            int inFlight = 0;
+            int peak = 0;
+            var reads = new Task<bool>[limit];
+            using (var scheduler = new DedicatedThreadScheduler(limit, "test"))
+            {
+                for (int i = 0; i < limit; i++)
+                {
+                    await gate.WaitAsync(CancellationToken.None);
+                    Thread.SpinWait(random.Next(2_000)); // lands some tasks as a starting thread takes its first one
+                    reads[i] = Task.Factory.StartNew(
+                        () =>
+                        {
+                            InterlockedMax.TryRaise(ref peak, Interlocked.Increment(ref inFlight));
+                            allInFlight.Signal();
+                            bool filled = allInFlight.Wait(TimeSpan.FromSeconds(10)); // blocks like a pread
+                            Interlocked.Decrement(ref inFlight);
+                            gate.Release();
+                            return filled;
+                        },
+                        CancellationToken.None,
+                        TaskCreationOptions.None,
+                        scheduler);
+                }
+
+                bool[] filled = await Task.WhenAll(reads);
+                Assert.True(filled.All(f => f), $"Round {round}: only {peak} of {limit} reads were in flight at once.");
+            }
+
+            Assert.Equal(limit, peak);
+        }
+    }
+
+    [Fact]
+    public async Task Dispose_AfterWork_ThreadsExitAndLateTasksStillRun()
+    {
+        var scheduler = new DedicatedThreadScheduler(4, "test");
+        int ran = await Task.Factory.StartNew(() => 1, CancellationToken.None, TaskCreationOptions.None, scheduler);
+        scheduler.Dispose();
+        scheduler.Dispose();
+
+        // Queued after Dispose (the queue may already be disposed by the last worker): runs on the pool instead.
+        int late = await Task.Factory.StartNew(() => 2, CancellationToken.None, TaskCreationOptions.None, scheduler).WaitAsync(TimeSpan.FromSeconds(10));
+        scheduler.AllowThreads(8);
+
+        Assert.Equal(3, ran + late);
+    }
+}
