@@ -16,6 +16,11 @@ internal static class FileReader
     {
         try
         {
+            if (!settings.MemoryMapped && length >= AvailableMemory.CheckThreshold && settings.AvailableMemory() is long available && length > available)
+            {
+                throw AvailableMemory.TooLarge(path, length, available);
+            }
+
             if (!settings.IsLarge(length))
             {
                 return settings.UsesNativeBlock(length)

@@ -43,10 +43,14 @@ internal sealed class ReadSettings
         Buffering = options.Buffering,
         MemoryMapped = options.UseMemoryMapping,
         SimulateRefusal = options.SimulateUnbufferedRefusal,
+        AvailableMemory = options.AvailableMemoryForTests ?? Reading.AvailableMemory.Bytes,
         FallbackObserved = logger is null ? null : (path, reason) => Diagnostics.Log.UnbufferedFallback(logger, path, reason),
     };
 
     public required ArrayPool<byte> Pool { get; init; }
+
+    /// <summary>The memory a whole file may take, asked for each file of <see cref="Reading.AvailableMemory.CheckThreshold"/> bytes or more.</summary>
+    public Func<long> AvailableMemory { get; init; } = Reading.AvailableMemory.Bytes;
 
     /// <summary>No pool was given: small files use the shared array pool, larger ones native blocks (see <see cref="Internal.NativeBlockPool"/>).</summary>
     public bool UsesDefaultBuffers { get; init; }

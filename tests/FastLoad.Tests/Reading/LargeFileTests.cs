@@ -177,4 +177,38 @@ public class LargeFileTests : TempDirectoryTestBase
 
         pool.AssertAllReturned();
     }
+
+    [Theory]
+    [InlineData(FileBuffering.Auto)]
+    [InlineData(FileBuffering.Unbuffered)]
+    public async Task LoadAsync_FileLargerThanTheMemoryAvailable_FailsNamingItBeforeAllocatingAndLoadsTheOthers(FileBuffering buffering)
+    {
+        // The process "can get" 80 MiB; the sparse file is 100 MiB: refused before its buffer exists.
+        string large = Path.Combine(Root, "large.bin");
+        using (var stream = new FileStream(large, FileMode.CreateNew))
+        {
+            stream.SetLength(100L * MiB);
+        }
+
+        byte[] small = Contents(70_000, seed: 8);
+        string smallPath = WriteFile("small.bin", small);
+        var pool = new CountingPool();
+        var loader = new FileLoader(new FileLoaderOptions
+        {
+            Buffering = buffering,
+            ErrorHandling = LoadErrorHandling.Collect,
+            Ordering = LoadOrdering.Input,
+            BufferPool = pool,
+            AvailableMemoryForTests = () => 80L * MiB,
+        });
+
+        var results = await Loads.CollectAsync(loader, FileSet.FromPaths([large, smallPath]));
+
+        var error = Assert.IsType<InsufficientMemoryException>(results[0].Error);
+        Assert.Contains(large, error.Message);
+        Assert.Contains("104,857,600 bytes", error.Message);
+        Assert.Equal(small, results[1].Data);
+        Assert.InRange(pool.PeakRequestedOutstanding, 0, small.Length); // Nothing was asked for the large file.
+        pool.AssertAllReturned();
+    }
 }
