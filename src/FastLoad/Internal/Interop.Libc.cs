@@ -11,7 +11,12 @@ internal static unsafe partial class Interop
     internal const int AtEmptyPath = 0x1000;
     internal const uint StatxBasicStats = 0x7ff;
 
+    internal const int AtSymlinkNoFollow = 0x100;
+
     internal const int OpenReadOnly = 0x0;
+    internal const int OpenWriteOnly = 0x1;
+    internal const int OpenCreate = 0x40;
+    internal const int OpenExclusive = 0x80;
     internal const int OpenNoControllingTerminal = 0x100;
     internal const int OpenNonBlocking = 0x800;
     internal const int OpenCloseOnExec = 0x80000;
@@ -24,9 +29,15 @@ internal static unsafe partial class Interop
     /// <summary>O_DIRECT differs between architectures (x86/x64: 040000; arm/arm64: 0200000).</summary>
     internal static int OpenDirect => RuntimeInformation.ProcessArchitecture is Architecture.Arm64 or Architecture.Arm ? 0x10000 : 0x4000;
 
+    // arm and arm64 number these two apart from x64 too (asm/fcntl.h).
+    internal static int OpenDirectory => RuntimeInformation.ProcessArchitecture is Architecture.Arm64 or Architecture.Arm ? 0x4000 : 0x10000;
+
+    internal static int OpenNoFollow => RuntimeInformation.ProcessArchitecture is Architecture.Arm64 or Architecture.Arm ? 0x8000 : 0x20000;
+
     internal const int EINVAL = 22;
 
     internal const int ENOENT = 2;
+    internal const int EEXIST = 17;
     internal const int EINTR = 4;
     internal const int EACCES = 13;
     internal const int EPERM = 1;
@@ -115,17 +126,6 @@ internal static unsafe partial class Interop
     /// <summary>Returns 0 or an errno value (posix_fadvise does not set errno).</summary>
     [LibraryImport(Libc, EntryPoint = "posix_fadvise")]
     internal static partial int PosixFadvise(int fd, long offset, long length, int advice);
-
-    internal const int OpenWriteOnly = 0x1;
-    internal const int OpenCreate = 0x40;
-    internal const int OpenExclusive = 0x80;
-    internal const int AtSymlinkNoFollow = 0x100;
-    internal const int EEXIST = 17;
-
-    // arm and arm64 number these two apart from x64 (asm/fcntl.h), as they do O_DIRECT.
-    internal static int OpenDirectory => RuntimeInformation.ProcessArchitecture is Architecture.Arm64 or Architecture.Arm ? 0x4000 : 0x10000;
-
-    internal static int OpenNoFollow => RuntimeInformation.ProcessArchitecture is Architecture.Arm64 or Architecture.Arm ? 0x8000 : 0x20000;
 
     // Variadic like open(2), and called the same way: the Linux calling conventions match a fixed signature.
     [LibraryImport(Libc, EntryPoint = "openat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]

@@ -368,7 +368,7 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     internal long ReadAndPublish(int index) => ReadAndPublish(index, opened: null);
 
     /// <summary>Publishes the failure to open a file.</summary>
-    private void ReadAndPublish(int index, Exception openFailure)
+    private void PublishFailure(int index, Exception openFailure)
     {
         _instruments.FileFailed();
         Publish(Failed(index, _paths[index], openFailure));
@@ -423,7 +423,7 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
         }
         catch (Exception ex)
         {
-            ReadAndPublish(index, ex);
+            PublishFailure(index, ex);
             return true;
         }
 
