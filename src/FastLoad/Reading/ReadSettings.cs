@@ -50,7 +50,7 @@ internal sealed class ReadSettings
     public required ArrayPool<byte> Pool { get; init; }
 
     /// <summary>The memory a whole file may take, asked for each file of <see cref="Reading.AvailableMemory.CheckThreshold"/> bytes or more.</summary>
-    public Func<long> AvailableMemory { get; init; } = Reading.AvailableMemory.Bytes;
+    public required Func<long> AvailableMemory { get; init; }
 
     /// <summary>No pool was given: small files use the shared array pool, larger ones native blocks (see <see cref="Internal.NativeBlockPool"/>).</summary>
     public bool UsesDefaultBuffers { get; init; }
