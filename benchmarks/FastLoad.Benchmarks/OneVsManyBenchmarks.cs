@@ -28,7 +28,8 @@ public class OneVsManyBenchmarks : IWorkloadSource
         _buffers = [.. _paths.Select(_ => GC.AllocateUninitializedArray<byte>(FileSize))];
         _fastLoad = LoadMethods.FastLoad(
             "fastload-at-count",
-            "FastLoad at the file count", new FileLoaderOptions { MaxDegreeOfParallelism = FileCount, MemoryBudget = 2L * TotalMiB << 20 });
+            "FastLoad at the file count",
+            () => new FileLoaderOptions { MaxDegreeOfParallelism = FileCount, MemoryBudget = 2L * TotalMiB << 20 });
     }
 
     [IterationSetup]

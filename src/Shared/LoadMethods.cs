@@ -32,10 +32,10 @@ internal static class LoadMethods
         return total;
     });
 
-    public static LoadMethod FastLoadAutomatic { get; } = FastLoad("fastload", "FastLoad (automatic)", new FileLoaderOptions());
+    public static LoadMethod FastLoadAutomatic { get; } = FastLoad("fastload", "FastLoad (automatic)", static () => new FileLoaderOptions());
 
     public static LoadMethod FastLoadOnThreadPool { get; } = FastLoad(
-        "fastload-pool", "FastLoad (automatic, on the thread pool)", new FileLoaderOptions { Scheduling = IoScheduling.ThreadPool });
+        "fastload-pool", "FastLoad (automatic, on the thread pool)", static () => new FileLoaderOptions { Scheduling = IoScheduling.ThreadPool });
 
     /// <summary>Raw threads calling libc: the device's limit, not a way an application loads (see <see cref="ReferenceReader"/>).</summary>
     public static LoadMethod Reference { get; } = new(
@@ -51,10 +51,13 @@ internal static class LoadMethods
     public static LoadMethod? Find(string key) =>
         Array.Find([Sequential, ParallelForEachDefault, FastLoadAutomatic, FastLoadOnThreadPool, Reference], method => method.Key == key);
 
-    /// <remarks>The loader is made inside the measurement: in a new process its construction is part of the first load's cost.</remarks>
-    public static LoadMethod FastLoad(string key, string name, FileLoaderOptions options) => new(key, name, async (paths, cancellationToken) =>
+    /// <remarks>
+    /// The options and the loader are made inside the measurement: in a new process their construction is part of the
+    /// first load's cost, as in an application's start-up code.
+    /// </remarks>
+    public static LoadMethod FastLoad(string key, string name, Func<FileLoaderOptions> options) => new(key, name, async (paths, cancellationToken) =>
     {
-        var loader = new FileLoader(options);
+        var loader = new FileLoader(options());
         long total = 0;
         await foreach (LoadedFile file in loader.LoadAsync(FileSet.FromPaths(paths), cancellationToken))
         {

@@ -12,9 +12,11 @@ namespace FastLoad.Loading;
 
 /// <summary>
 /// One load. Its files are claimed, in the set's order, from one cursor by two kinds of reader: direct readers (a few
-/// threads started at once, each reading one file after another) and the adaptive pipeline (per-device lanes: a live
-/// parallelism gate in front of a Dataflow read block). Direct readers start the load without waiting for anything to
-/// be prepared; a set larger than they finish quickly starts the pipeline beside them, and they stop once it reads.
+/// threads started at once, each reading one file after another, their number corrected by a controller on a large
+/// set) and the adaptive pipeline (per-device lanes: a live parallelism gate in front of a Dataflow read block).
+/// Direct readers start the load without waiting for anything to be prepared; a spinning disk, or a large set that
+/// spans devices, starts the pipeline beside them, and they stop once it reads. A set of a few files is read by the
+/// calling thread alone.
 /// Every file read, success or error, is published to the consumer side, which hands files over in completion or
 /// input order and releases their budget.
 /// </summary>
@@ -28,6 +30,10 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     // files cannot pile up; with input ordering this is also the reorder window, in files per concurrent read.
     private const int DeliveryWindowPerRead = 4;
     private const int MinDeliveryWindow = 64;
+
+    // Sets up to this size are read on the calling thread alone, as a loop would read them: in a new process, starting
+    // reader threads and describing the storage cost more than the reads they would overlap.
+    internal const int CallerAloneThreshold = 16;
 
     private readonly FileSet _files;
     private readonly FileLoaderOptions _options;
@@ -60,6 +66,7 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     private SemaphoreSlim? _deliverySlots;
     private CancellationTokenRegistration _stopRegistration;
     private bool _started;
+    private bool _callerReadsAlone;
     private bool _finished;
     private bool _disposed;
     private int _claimed;
@@ -164,7 +171,7 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
             // pinned parallelism is a promise about reads at once, which the caller's read would break.
             if (_callerFile is not null
                 ? TryFinishCallerRead()
-                : _directReaders is not null && _options.MaxDegreeOfParallelism is null && !DirectReadersRetired && TryClaim(wait: false, out int index) && TryCallerRead(index))
+                : (_directReaders is not null || _callerReadsAlone) && _options.MaxDegreeOfParallelism is null && !DirectReadersRetired && TryClaim(wait: false, out int index) && TryCallerRead(index))
             {
                 continue;
             }
@@ -218,15 +225,15 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     public LoadSummary Complete()
     {
         PipelineSummary? lane = _pipeline?.Summary();
-        int threads = _directReaders?.Threads ?? 0;
+        int threads = _callerReadsAlone ? 1 : _directReaders?.SettledThreads ?? 0;
         var summary = new LoadSummary(
             _fileCount,
             _byteCount,
             _failures?.ToArray() ?? [],
             _time.GetElapsedTime(_startTimestamp),
             lane?.CurrentParallelism ?? threads,
-            lane?.InitialParallelism ?? threads,
-            lane?.History ?? (threads > 0 ? [threads] : []),
+            lane?.InitialParallelism ?? _directReaders?.InitialThreads ?? threads,
+            lane?.History ?? _directReaders?.History ?? (threads > 0 ? [threads] : []),
             // Described when asked for: the first reader may still be at it (it costs a new process more than a small load).
             () => lane?.Device ?? Volatile.Read(ref _device) ?? (_paths.Length == 0 ? null : DescribeDevice(_paths[0])),
             Budget.Peak,
@@ -501,7 +508,12 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
         // The device is described by the first reader, not here: in a new process that costs more than reading a
         // few files, and the calling thread reads meanwhile.
         int threads = DirectReaders.ThreadsFor(_options, _options.Storage ?? StorageKind.Unknown, _paths.Length);
-        if (threads > 0)
+        if (threads > 0 && _paths.Length <= CallerAloneThreshold && _options.MaxDegreeOfParallelism is null)
+        {
+            _callerReadsAlone = true;
+            _logger?.LoadStarting(_paths.Length, _files, null, _options.Storage ?? StorageKind.Unknown, 1, false);
+        }
+        else if (threads > 0)
         {
             _directReaders = new DirectReaders(this, threads);
             _directReaders.Start();
@@ -516,7 +528,7 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     /// Describes the storage and settles how the load reads: called once, by the first direct reader before it reads.
     /// A spinning disk retires the direct readers for the pipeline's shallow queue in physical order (with input
     /// order, which the pipeline cannot take over, it keeps as many direct readers as that queue is deep); a large set
-    /// starts the pipeline beside them.
+    /// gets a controller for the direct readers, or the pipeline's lanes where it spans devices.
     /// </summary>
     /// <returns><see langword="false"/> when the load ended meanwhile (the reader then leaves).</returns>
     /// <remarks>The reader does not count as running while it describes the storage: the load does not wait for that.</remarks>
@@ -538,11 +550,40 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
         StorageKind kind = _options.Storage ?? device.Kind;
         DirectReaders readers = _directReaders!;
         readers.Limit(DirectReaders.ThreadsFor(_options, kind, _paths.Length));
-        bool pipeline = !_inputOrder && (readers.Threads == 0 || (_options.MaxDegreeOfParallelism is null && _paths.Length > DirectReaders.PipelineThreshold));
+        bool large = _options.MaxDegreeOfParallelism is null && _paths.Length > DirectReaders.AdaptiveThreshold;
+
+        // The pipeline's lanes read a spinning disk (shallow queue, physical order) and a large set that spans
+        // devices (a lane per device); the direct readers read everything else, the fastest way measured.
+        bool pipeline = !_inputOrder && (readers.Threads == 0 || (large && !OnOneDevice()));
+        if (large && !pipeline && _options.Adaptive && readers.Threads > 0)
+        {
+            long meanLength = MeanLengthSeen(fallback: 1);
+            int ceiling = ParallelismPolicy.Ceiling(readers.Threads, meanLength, _paths.Length, _options.MemoryBudget);
+            readers.Adapt(new ParallelismController(readers.Threads, ceiling, countFiles: meanLength <= ParallelismPolicy.SmallFileLimit, _time));
+        }
         _logger?.LoadStarting(_paths.Length, _files, device, kind, readers.Threads, pipeline);
         if (pipeline)
         {
             StartPipeline(device);
+        }
+
+        return true;
+    }
+
+    /// <summary>Whether the set's directories lie on one device (a directory that cannot be examined is left out).</summary>
+    private bool OnOneDevice()
+    {
+        var devices = new DirectoryDevices();
+        ulong first = 0;
+        foreach (string path in _paths)
+        {
+            ulong device = devices.Of(path);
+            if (device != 0 && first != 0 && device != first)
+            {
+                return false;
+            }
+
+            first = first == 0 ? device : first;
         }
 
         return true;
@@ -594,7 +635,7 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
         if (!_finished)
         {
             _finished = true;
-            _logger?.LoadCompleted(_fileCount, _byteCount, (long)_time.GetElapsedTime(_startTimestamp).TotalMilliseconds, _directReaders?.Threads ?? _pipeline?.Summary()?.CurrentParallelism ?? 0, _failures?.Count ?? 0);
+            _logger?.LoadCompleted(_fileCount, _byteCount, (long)_time.GetElapsedTime(_startTimestamp).TotalMilliseconds, _callerReadsAlone ? 1 : _directReaders?.Threads ?? _pipeline?.Summary()?.CurrentParallelism ?? 0, _failures?.Count ?? 0);
         }
 
         return false;
@@ -603,6 +644,7 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     private void OnStopped()
     {
         Budget.Stop();
+        _directReaders?.WakeParked();
         WakeConsumer();
     }
 

@@ -47,7 +47,7 @@ public static partial class StorageProbe
         uint major = (uint)(deviceId >> 32);
         uint minor = (uint)deviceId;
         string id = $"{major}:{minor}";
-        return Cache.GetOrAdd(id, static (key, numbers) => ProbeLinux(key, numbers.major, numbers.minor), (major, minor));
+        return Cache.TryGet(id, out StorageDevice? cached) ? cached : Cache.Add(id, ProbeLinux(id, major, minor));
     }
 
     /// <summary>The NUL-terminated text at the start of <paramref name="bytes"/>, trimmed; <see langword="null"/> where empty.</summary>

@@ -1,5 +1,3 @@
-using System.Collections.Concurrent;
-
 namespace FastLoad;
 
 /// <summary>
@@ -11,7 +9,9 @@ internal sealed class StorageProbeCache(TimeProvider time, TimeSpan lifetime)
     /// <summary>How long a description is reused: long enough that the loads of one start-up probe once.</summary>
     public static readonly TimeSpan DefaultLifetime = TimeSpan.FromSeconds(10);
 
-    private readonly ConcurrentDictionary<string, (StorageDevice Device, long Stamp)> _entries = new(StringComparer.Ordinal);
+    // A lock over a dictionary of reference types, not a ConcurrentDictionary of tuples: the runtime has that code
+    // precompiled, so the first load of a process does not wait for the JIT here.
+    private readonly Dictionary<string, Entry> _entries = new(StringComparer.Ordinal);
 
     /// <summary>The cached description of <paramref name="key"/> if still fresh; otherwise probes and caches it.</summary>
     public StorageDevice GetOrAdd<TState>(string key, Func<string, TState, StorageDevice> probe, TState state)
@@ -27,7 +27,13 @@ internal sealed class StorageProbeCache(TimeProvider time, TimeSpan lifetime)
     /// <summary>The cached description of <paramref name="key"/>, if it is still fresh.</summary>
     public bool TryGet(string key, [System.Diagnostics.CodeAnalysis.NotNullWhen(true)] out StorageDevice? device)
     {
-        if (_entries.TryGetValue(key, out var entry) && time.GetElapsedTime(entry.Stamp) < lifetime)
+        Entry? entry;
+        lock (_entries)
+        {
+            _entries.TryGetValue(key, out entry);
+        }
+
+        if (entry is not null && time.GetElapsedTime(entry.Stamp) < lifetime)
         {
             device = entry.Device;
             return true;
@@ -40,7 +46,14 @@ internal sealed class StorageProbeCache(TimeProvider time, TimeSpan lifetime)
     /// <summary>Caches <paramref name="device"/> as the description of <paramref name="key"/> from now on.</summary>
     public StorageDevice Add(string key, StorageDevice device)
     {
-        _entries[key] = (device, time.GetTimestamp());
+        var entry = new Entry(device, time.GetTimestamp());
+        lock (_entries)
+        {
+            _entries[key] = entry;
+        }
+
         return device;
     }
+
+    private sealed record Entry(StorageDevice Device, long Stamp);
 }

@@ -1,4 +1,6 @@
+using FastLoad.Loading;
 using FastLoad.Tests.Infrastructure;
+using Microsoft.Extensions.Time.Testing;
 
 namespace FastLoad.Tests.Parallelism;
 
@@ -43,6 +45,53 @@ public class AdaptiveParallelismTests : TempDirectoryTestBase
         Assert.Equal(expected, summary.InitialDegreeOfParallelism);
         Assert.Equal(expected, summary.ParallelismHistory[0]);
         Assert.All(summary.ParallelismHistory, limit => Assert.InRange(limit, 1, 300));
+    }
+
+    [Fact]
+    public async Task Load_LargeSetOnOneDevice_DirectReadersReadItAll()
+    {
+        // The pipeline would take over at its deeper queue for small files (128); the direct readers start at most 64.
+        int count = DirectReaders.AdaptiveThreshold + 100;
+        WriteSmallFiles(count);
+
+        LoadSummary summary = await new FileLoader(new FileLoaderOptions { Storage = StorageKind.SolidState }).LoadAsync(FileSet.FromDirectory(Root), Ignore);
+
+        Assert.Equal(count, summary.FileCount);
+        Assert.Equal(64, summary.InitialDegreeOfParallelism);
+        Assert.Equal(64, summary.ParallelismHistory[0]);
+    }
+
+    [Fact]
+    public async Task Load_LargeSet_ControllerMovesTheDirectReadersAndEveryFileArrives()
+    {
+        // Each read advances the controller's clock, so its windows keep closing while the readers work and its trials
+        // move the limit. Threads above the limit must wait, come back when it rises, and leave when the load ends,
+        // with every buffer returned.
+        int count = 3000;
+        for (int i = 0; i < count; i++)
+        {
+            WriteFile($"f{i:D4}.bin", 1024, seed: i);
+        }
+
+        var time = new FakeTimeProvider();
+        var pool = new CountingPool { OnRent = _ => time.Advance(TimeSpan.FromMilliseconds(5)) };
+        var loader = new FileLoader(new FileLoaderOptions { Storage = StorageKind.SolidState, BufferPool = pool }, timeProvider: time);
+        long bytes = 0;
+
+        LoadSummary summary = await loader.LoadAsync(
+            FileSet.FromDirectory(Root),
+            (file, _) =>
+            {
+                Assert.Equal(Contents(1024, int.Parse(Path.GetFileNameWithoutExtension(file.Path)[1..])), file.Data.ToArray());
+                Interlocked.Add(ref bytes, file.Length);
+                return ValueTask.CompletedTask;
+            });
+
+        Assert.Equal(count, summary.FileCount);
+        Assert.Equal(count * 1024L, bytes);
+        Assert.Equal(64, summary.InitialDegreeOfParallelism);
+        Assert.True(summary.ParallelismHistory.Count > 1, $"history: {string.Join(", ", summary.ParallelismHistory)}");
+        pool.AssertAllReturned();
     }
 
     [Fact]
