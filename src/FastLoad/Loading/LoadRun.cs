@@ -112,7 +112,6 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
         _cancellationToken = cancellationToken;
         _enumeratorCancellationToken = enumeratorCancellationToken;
         _startTimestamp = time.GetTimestamp();
-        _signal.RunContinuationsAsynchronously = true;
     }
 
     public ByteBudget Budget { get; }
@@ -193,6 +192,8 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
                     continue;
                 }
 
+                // Set here, not in the constructor: a load that never waits asynchronously then needs no code compiled for it.
+                _signal.RunContinuationsAsynchronously = true;
                 _signal.Reset();
                 _consumerWaiting = true;
                 return new ValueTask<bool>(this, _signal.Version);

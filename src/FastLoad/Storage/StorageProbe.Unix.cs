@@ -1,3 +1,5 @@
+using System.Text;
+
 namespace FastLoad;
 
 public static partial class StorageProbe
@@ -8,12 +10,12 @@ public static partial class StorageProbe
     private static StorageDevice ProbeLinux(string id, uint major, uint minor)
     {
         (string? fileSystem, string? source) = FindMount(id);
-        if (fileSystem is not null && NetworkFileSystems.Contains(fileSystem))
+        if (fileSystem is not null && Array.IndexOf(NetworkFileSystems, fileSystem) >= 0)
         {
             return new StorageDevice(id, source ?? id, StorageKind.Network, StorageBus.Network, null, null, null, fileSystem);
         }
 
-        if (fileSystem is not null && MemoryFileSystems.Contains(fileSystem))
+        if (fileSystem is not null && Array.IndexOf(MemoryFileSystems, fileSystem) >= 0)
         {
             return new StorageDevice(id, source ?? id, StorageKind.Memory, StorageBus.Memory, null, null, null, fileSystem);
         }
@@ -31,25 +33,18 @@ public static partial class StorageProbe
     private static StorageDevice DescribeBlockDevice(string id, string block, string? fileSystem, int depth)
     {
         string name = Path.GetFileName(block);
+        StorageBus bus = BusOf(name);
 
-        // Device mapper (LVM, dm-crypt) and md RAID: the underlying devices decide.
+        // Device mapper (LVM, dm-crypt) and md RAID: the underlying devices decide. A disk of a known bus has none, and
+        // is not asked: enumerating a directory costs a new process more than the rest of the description.
         string slaves = Path.Combine(block, "slaves");
-        if (depth < 4 && Directory.Exists(slaves) && Directory.EnumerateDirectories(slaves).FirstOrDefault() is { } slave)
+        if (bus == StorageBus.Unknown && depth < 4 && Directory.Exists(slaves) && Directory.GetDirectories(slaves) is [string slave, ..])
         {
             StorageDevice under = DescribeBlockDevice(id, ResolveDirectory(slave), fileSystem, depth + 1);
             return new StorageDevice(id, $"{name} on {under.Name}", under.Kind, under.Bus, under.IsRotational, ReadInt(block, "queue/nr_requests") ?? under.QueueSize, under.Model, fileSystem);
         }
 
         bool? rotational = ReadInt(block, "queue/rotational") is int flag ? flag != 0 : null;
-        StorageBus bus = name switch
-        {
-            _ when name.StartsWith("nvme", StringComparison.Ordinal) => StorageBus.Nvme,
-            _ when name.StartsWith("vd", StringComparison.Ordinal) => StorageBus.Virtio,
-            _ when name.StartsWith("sd", StringComparison.Ordinal) || name.StartsWith("hd", StringComparison.Ordinal) => StorageBus.Scsi,
-            _ when name.StartsWith("mmcblk", StringComparison.Ordinal) => StorageBus.Mmc,
-            _ when name.StartsWith("zram", StringComparison.Ordinal) || name.StartsWith("ram", StringComparison.Ordinal) || name.StartsWith("pmem", StringComparison.Ordinal) => StorageBus.Memory,
-            _ => StorageBus.Unknown,
-        };
         StorageKind kind = bus switch
         {
             StorageBus.Memory => StorageKind.Memory,
@@ -64,6 +59,17 @@ public static partial class StorageProbe
         string? model = ReadText(block, "device/model");
         return new StorageDevice(id, name, kind, bus, rotational, ReadInt(block, "queue/nr_requests"), model, fileSystem);
     }
+
+    /// <summary>The bus a whole disk's kernel name tells.</summary>
+    private static StorageBus BusOf(string name) => name switch
+        {
+            _ when name.StartsWith("nvme", StringComparison.Ordinal) => StorageBus.Nvme,
+            _ when name.StartsWith("vd", StringComparison.Ordinal) => StorageBus.Virtio,
+            _ when name.StartsWith("sd", StringComparison.Ordinal) || name.StartsWith("hd", StringComparison.Ordinal) => StorageBus.Scsi,
+            _ when name.StartsWith("mmcblk", StringComparison.Ordinal) => StorageBus.Mmc,
+            _ when name.StartsWith("zram", StringComparison.Ordinal) || name.StartsWith("ram", StringComparison.Ordinal) || name.StartsWith("pmem", StringComparison.Ordinal) => StorageBus.Memory,
+            _ => StorageBus.Unknown,
+        };
 
     /// <summary>The sysfs directory of the whole disk for a device number (a partition maps to its disk).</summary>
     private static string? BlockDeviceDirectory(uint major, uint minor, string? source)
@@ -91,24 +97,84 @@ public static partial class StorageProbe
     /// <summary>The file system type and source of the mount with this device number, from /proc/self/mountinfo.</summary>
     private static (string? FileSystem, string? Source) FindMount(string id)
     {
+        byte[] text;
         try
         {
-            foreach (string line in File.ReadLines("/proc/self/mountinfo"))
-            {
-                // "36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw": fields after " - " are type, source.
-                string[] fields = line.Split(' ');
-                int separator = Array.IndexOf(fields, "-");
-                if (fields.Length > 2 && fields[2] == id && separator > 0 && separator + 2 < fields.Length)
-                {
-                    return (fields[separator + 1], fields[separator + 2]);
-                }
-            }
+            text = File.ReadAllBytes("/proc/self/mountinfo");
         }
         catch (IOException)
         {
+            return (null, null);
+        }
+
+        // Parsed as bytes, line by line in place: a new process then loads no reader, iterator or vectorized search
+        // code (which the JIT would have to compile) just to describe a device.
+        ReadOnlySpan<byte> rest = text;
+        while (!rest.IsEmpty)
+        {
+            int end = rest.IndexOf((byte)'\n');
+            if (MountOf(end < 0 ? rest : rest[..end], id) is { } mount)
+            {
+                return mount;
+            }
+
+            rest = end < 0 ? [] : rest[(end + 1)..];
         }
 
         return (null, null);
+    }
+
+    /// <summary>The type and source of a mountinfo line whose device number is <paramref name="id"/>.</summary>
+    /// <remarks>"36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw": the fields after "-" are type and source.</remarks>
+    internal static (string FileSystem, string Source)? MountOf(ReadOnlySpan<byte> line, string id)
+    {
+        ReadOnlySpan<byte> type = default;
+        int field = 0;
+        bool afterSeparator = false;
+        while (!line.IsEmpty)
+        {
+            int end = line.IndexOf((byte)' ');
+            ReadOnlySpan<byte> value = end < 0 ? line : line[..end];
+            line = end < 0 ? [] : line[(end + 1)..];
+            if (field == 2 && !EqualsAscii(value, id))
+            {
+                return null;
+            }
+
+            if (afterSeparator)
+            {
+                if (type.IsEmpty)
+                {
+                    type = value;
+                    continue;
+                }
+
+                return value.IsEmpty ? null : (Encoding.UTF8.GetString(type), Encoding.UTF8.GetString(value));
+            }
+
+            afterSeparator = field > 2 && value.Length == 1 && value[0] == (byte)'-';
+            field++;
+        }
+
+        return null;
+    }
+
+    private static bool EqualsAscii(ReadOnlySpan<byte> value, string text)
+    {
+        if (value.Length != text.Length)
+        {
+            return false;
+        }
+
+        for (int i = 0; i < value.Length; i++)
+        {
+            if (value[i] != text[i])
+            {
+                return false;
+            }
+        }
+
+        return true;
     }
 
     private static string ResolveDirectory(string path) =>

@@ -4,6 +4,26 @@ namespace FastLoad.Tests.Parallelism;
 
 public class StorageProbeTests : TempDirectoryTestBase
 {
+    [Theory]
+    [InlineData("36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw,errors=continue", "98:0", "ext3", "/dev/root")]
+    [InlineData("29 1 254:1 / / rw,relatime shared:1 - ext4 /dev/vda1 rw", "254:1", "ext4", "/dev/vda1")]
+    [InlineData("25 29 0:22 / /run rw,nosuid - tmpfs tmpfs rw,mode=755", "0:22", "tmpfs", "tmpfs")]
+    public void MountOf_MountinfoLine_TypeAndSourceAfterTheSeparator(string line, string id, string fileSystem, string source)
+    {
+        Assert.Equal((fileSystem, source), StorageProbe.MountOf(System.Text.Encoding.ASCII.GetBytes(line), id));
+    }
+
+    [Theory]
+    [InlineData("36 35 98:0 /mnt1 /mnt2 rw - ext3 /dev/root rw", "98:1")] // another device
+    [InlineData("36 35 198:0 /mnt1 /mnt2 rw - ext3 /dev/root rw", "98:0")] // a longer number that ends the same
+    [InlineData("36 35 98:0 /mnt1 /mnt2 rw - ext3", "98:0")] // no source
+    [InlineData("36 35 98:0 /a-b /mnt2 rw ext3 /dev/root", "98:0")] // no separator field
+    [InlineData("", "98:0")]
+    public void MountOf_OtherOrIncompleteLine_Null(string line, string id)
+    {
+        Assert.Null(StorageProbe.MountOf(System.Text.Encoding.ASCII.GetBytes(line), id));
+    }
+
     [LinuxFact]
     public void Describe_TempDirectory_NamesADeviceAndFileSystem()
     {
