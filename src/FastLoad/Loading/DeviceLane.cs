@@ -61,6 +61,9 @@ internal sealed class DeviceLane
 
     public void CompleteAdding() => _input.Writer.TryComplete();
 
+    /// <summary>Whether the lane reads its files in physical order: it starts reading only once every file was added.</summary>
+    public bool OrdersPhysically => _physicalOrder;
+
     private async Task FeedAsync(IoScheduling scheduling, CancellationToken cancellationToken)
     {
         // As many threads as the live limit, not the ceiling: the block may start a new task for a file admitted

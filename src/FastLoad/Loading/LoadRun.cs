@@ -67,6 +67,9 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     private CancellationTokenRegistration _stopRegistration;
     private bool _started;
     private bool _callerReadsAlone;
+
+    // Set when the storage calls for the pipeline alone (a spinning disk): the caller then stops taking files too.
+    private volatile bool _readersRetired;
     private bool _finished;
     private bool _disposed;
     private int _claimed;
@@ -131,7 +134,7 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     public LoadedFile Current { get; private set; } = null!;
 
     /// <summary>Whether the direct readers should stop taking files: the pipeline reads now, or the load stops.</summary>
-    internal bool DirectReadersRetired => Volatile.Read(ref _pipeline)?.IsReading == true || _stop.IsCancellationRequested;
+    internal bool DirectReadersRetired => _readersRetired || Volatile.Read(ref _pipeline)?.IsReading == true || _stop.IsCancellationRequested;
 
     /// <summary>Hands over the next file; <see langword="false"/> when every file was handed over.</summary>
     /// <remarks>
@@ -559,10 +562,15 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
         if (large && !pipeline && _options.Adaptive && readers.Threads > 0)
         {
             long meanLength = MeanLengthSeen(fallback: 1);
-            int ceiling = ParallelismPolicy.Ceiling(readers.Threads, meanLength, _paths.Length, _options.MemoryBudget);
+            int ceiling = ParallelismPolicy.Ceiling(kind, readers.Threads, meanLength, _paths.Length, _options.MemoryBudget);
             readers.Adapt(new ParallelismController(readers.Threads, ceiling, countFiles: meanLength <= ParallelismPolicy.SmallFileLimit, _time));
         }
         _logger?.LoadStarting(_paths.Length, _files, device, kind, readers.Threads, pipeline);
+        if (pipeline && readers.Threads == 0)
+        {
+            _readersRetired = true;
+        }
+
         if (pipeline)
         {
             StartPipeline(device);

@@ -105,10 +105,11 @@ internal sealed class Pipeline
                 }
 
                 lane.Add(new PlannedFile(index, path, key));
-                if (!_reading && waitForFirstRead)
+                if (!_reading && waitForFirstRead && !lane.OrdersPhysically && !_run.DirectReadersRetired)
                 {
                     // Until a lane reads (in a new process its code is still being compiled), the direct readers
-                    // take the other files; the pipeline then takes every file left.
+                    // take the other files; the pipeline then takes every file left. A lane in physical order reads
+                    // only once it has every file, so the pipeline never waits on one.
                     await _firstRead.Task.WaitAsync(cancellationToken).ConfigureAwait(false);
                 }
             }
@@ -144,7 +145,7 @@ internal sealed class Pipeline
         else
         {
             initial = ParallelismPolicy.Choose(kind, meanLength, fileCount, options.MemoryBudget, Environment.ProcessorCount);
-            ceiling = options.Adaptive ? ParallelismPolicy.Ceiling(initial, meanLength, fileCount, options.MemoryBudget) : initial;
+            ceiling = options.Adaptive ? ParallelismPolicy.Ceiling(kind, initial, meanLength, fileCount, options.MemoryBudget) : initial;
             if (options.Adaptive && ceiling > 1)
             {
                 controller = new ParallelismController(initial, ceiling, countFiles: meanLength <= ParallelismPolicy.SmallFileLimit, _run.Time);

@@ -49,8 +49,15 @@ internal static class ParallelismPolicy
     }
 
     /// <summary>The highest parallelism the controller may reach.</summary>
-    public static int Ceiling(int initial, long meanLength, int fileCount, long memoryBudget) =>
-        Math.Max(initial, Bound(MaxAdaptiveDepth, meanLength, fileCount, memoryBudget));
+    /// <remarks>
+    /// A spinning disk gains from a few requests queued (the drive reorders them) and loses beyond: seeks, not
+    /// throughput, set its pace, so a measurement that favours a deeper queue there is noise. Its ceiling is the
+    /// small-file prior.
+    /// </remarks>
+    public static int Ceiling(StorageKind kind, int initial, long meanLength, int fileCount, long memoryBudget) =>
+        kind == StorageKind.Rotational
+            ? Math.Max(initial, Bound(RotationalSmallFileDepth, meanLength, fileCount, memoryBudget))
+            : Math.Max(initial, Bound(MaxAdaptiveDepth, meanLength, fileCount, memoryBudget));
 
     // No deeper than the budget can hold files of the mean size, nor than there are files.
     private static int Bound(int depth, long meanLength, int fileCount, long memoryBudget)
