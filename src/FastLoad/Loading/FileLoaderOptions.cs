@@ -35,7 +35,7 @@ public sealed class FileLoaderOptions
     public LoadErrorHandling ErrorHandling { get; set; } = LoadErrorHandling.Throw;
 
     /// <summary>Gets or sets where the blocking reads run.</summary>
-    /// <value>The default value is <see cref="IoScheduling.DedicatedThreads"/>, measured the faster on Linux (see the README).</value>
+    /// <value>The default value is <see cref="IoScheduling.DedicatedThreads"/>, measured the faster on Linux (see docs/how-it-works.md).</value>
     [EnumDataType(typeof(IoScheduling))]
     public IoScheduling Scheduling { get; set; } = IoScheduling.DedicatedThreads;
 

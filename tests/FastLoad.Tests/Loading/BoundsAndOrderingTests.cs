@@ -179,7 +179,7 @@ public class BoundsAndOrderingTests : TempDirectoryTestBase
 
         LoadSummary summary = await loader.LoadAsync(FileSet.FromDirectory(Root), Ignore);
 
-        // Small files on an SSD: a deep queue, far beyond the core count (the README explains the policy).
+        // Small files on an SSD: a deep queue, far beyond the core count (docs/how-it-works.md explains the policy).
         Assert.Equal(128, summary.InitialDegreeOfParallelism);
         Assert.Equal(128, summary.DegreeOfParallelism);
         Assert.Equal([128], summary.ParallelismHistory);
