@@ -196,10 +196,8 @@ internal static unsafe class NativeBlockPool
 
     /// <summary>
     /// Page-aligned memory of <paramref name="size"/> bytes that goes back to the OS when freed. Transparent huge pages
-    /// only for unbuffered reads: measured on this project's VM (THP defrag "madvise"; 1 GiB, cold, fresh memory, 7
-    /// rotated rounds, medians), O_DIRECT reads take 425 ms with them and 914 ms without (the kernel pins 512 times
-    /// fewer pages), while buffered reads take 1,400 ms with them and 636 ms without (each huge page faulted in by the
-    /// copy out of the page cache is compacted and zeroed first).
+    /// only for unbuffered reads: with them the kernel pins far fewer pages for O_DIRECT, while a buffered copy out of
+    /// the page cache pays to compact and zero each huge page it faults in (docs/benchmarks.md).
     /// </summary>
     internal static byte* Allocate(long size, bool hugePages)
     {

@@ -25,4 +25,7 @@ public sealed class PackOptions
     /// <value>The default value is 90 (a block must shrink by at least 10%); from 1 to 100.</value>
     [Range(PackConstants.MinRawThresholdPercent, PackConstants.MaxRawThresholdPercent)]
     public int RawThresholdPercent { get; set; } = PackConstants.DefaultRawThresholdPercent;
+
+    /// <summary>A copy taken when a reader or writer starts, so that later changes to these options do not reach it.</summary>
+    internal PackOptions Clone() => (PackOptions)MemberwiseClone();
 }

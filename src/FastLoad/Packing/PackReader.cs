@@ -80,7 +80,7 @@ public sealed class PackReader : IAsyncDisposable
     public static Task<PackReader> OpenAsync(string path, PackReaderOptions? options, CancellationToken cancellationToken = default)
     {
         ArgumentException.ThrowIfNullOrEmpty(path);
-        options = new PackReaderOptions { MemoryBudget = options?.MemoryBudget ?? FileLoaderConstants.DefaultMemoryBudget, BufferPool = options?.BufferPool };
+        options = (options ?? new PackReaderOptions()).Clone();
         ValidateOptionsResult result = new PackReaderOptionsValidator().Validate(Options.DefaultName, options);
         if (result.Failed)
         {

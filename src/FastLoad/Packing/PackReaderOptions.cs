@@ -15,4 +15,7 @@ public sealed class PackReaderOptions
     /// <summary>Gets or sets the pool that block and entry buffers are rented from.</summary>
     /// <value>The default value is <see langword="null"/>, meaning <see cref="ArrayPool{T}.Shared"/>.</value>
     public ArrayPool<byte>? BufferPool { get; set; }
+
+    /// <summary>A copy taken when a reader or writer starts, so that later changes to these options do not reach it.</summary>
+    internal PackReaderOptions Clone() => (PackReaderOptions)MemberwiseClone();
 }

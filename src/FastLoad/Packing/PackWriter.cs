@@ -35,7 +35,7 @@ public static class PackWriter
     {
         ArgumentException.ThrowIfNullOrEmpty(packPath);
         ArgumentNullException.ThrowIfNull(files);
-        PackOptions copy = Copy(options ?? new PackOptions());
+        PackOptions copy = (options ?? new PackOptions()).Clone();
         ValidateOptionsResult result = new PackOptionsValidator().Validate(Options.DefaultName, copy);
         if (result.Failed)
         {
@@ -61,11 +61,4 @@ public static class PackWriter
         ArgumentException.ThrowIfNullOrEmpty(rootDirectory);
         return CreateAsync(packPath, FileSet.FromDirectory(rootDirectory), options, cancellationToken);
     }
-
-    private static PackOptions Copy(PackOptions options) => new()
-    {
-        BlockSize = options.BlockSize,
-        Level = options.Level,
-        RawThresholdPercent = options.RawThresholdPercent,
-    };
 }

@@ -59,4 +59,16 @@ internal readonly partial record struct FileStatus(FileKind Kind, long Length, u
         FileKind.Socket => "a socket",
         _ => "not a regular file",
     };
+
+    /// <summary>The kind of file that a stat mode says (its S_IFMT bits, the same values on Linux and macOS).</summary>
+    internal static FileKind KindFromMode(uint mode) => (mode & 0xF000) switch
+    {
+        0x8000 => FileKind.Regular,
+        0x4000 => FileKind.Directory,
+        0x1000 => FileKind.Fifo,
+        0x2000 => FileKind.CharacterDevice,
+        0x6000 => FileKind.BlockDevice,
+        0xC000 => FileKind.Socket,
+        _ => FileKind.Unknown,
+    };
 }

@@ -8,8 +8,7 @@ namespace FastLoad.Reading;
 /// which end with the read. Unbuffered (aligned requests), each worker takes the next chunk: there is no readahead to
 /// keep. Buffered, each worker reads a contiguous range of the file in order through its own open file description:
 /// the kernel keeps one readahead state per open file, and workers taking turns over one file's chunks break it up
-/// (1 GiB, cold, 11 rotated rounds on this project's VM: 4 ranges on their own descriptors 558 ms, 2 workers taking
-/// turns on one descriptor 780 ms, medians).
+/// (docs/benchmarks.md, "Measurements behind the constants").
 /// </summary>
 internal static class ChunkedReader
 {

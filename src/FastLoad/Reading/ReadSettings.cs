@@ -6,16 +6,15 @@ namespace FastLoad.Reading;
 internal sealed class ReadSettings
 {
     /// <summary>
-    /// From this size a file is read with several positional reads in flight rather than one after another.
-    /// Measured on this project's VM (see docs/benchmarks.md): below it one read per file at a deep file queue wins.
+    /// From this size a file is read with several positional reads in flight rather than one after another; below it,
+    /// one read per file at a deep file queue wins (docs/benchmarks.md).
     /// </summary>
     internal const long LargeFileThreshold = 16L * 1024 * 1024;
 
     /// <summary>
     /// From this size <see cref="FileBuffering.Auto"/> reads unbuffered: a one-shot read of a GiB or more would push
-    /// that much of everything else out of the page cache. Below it, buffered, the common case. Which one is faster
-    /// on this VM changed between runs (a sweep: buffered about 20% faster; BenchmarkDotNet: unbuffered 492 ms against
-    /// 817 ms), so the threshold rests on keeping the cache, not on speed.
+    /// that much of everything else out of the page cache. Below it, buffered, the common case. Neither is reliably the
+    /// faster (docs/benchmarks.md), so the threshold rests on keeping the cache, not on speed.
     /// </summary>
     internal const long AutoUnbufferedThreshold = 1L << 30;
 
@@ -24,13 +23,12 @@ internal sealed class ReadSettings
 
     /// <summary>
     /// Buffered reads in flight per large file, each a contiguous range read in order through its own open file
-    /// description (see <see cref="ChunkedReader"/>). Seed 002 found 8 requests in flight steadiest; on this project's
-    /// VM, workers taking turns over one descriptor's chunks broke the kernel's readahead (8 x 4 MiB about 1,000 ms for
-    /// 1 GiB, 2 x 16 MiB 780 ms), while 4 ranges on their own descriptors took 558 ms (medians of 11 rotated cold rounds).
+    /// description (see <see cref="ChunkedReader"/>): 4 such ranges beat more requests taking turns over one
+    /// descriptor, which break the kernel's readahead (docs/benchmarks.md).
     /// </summary>
     internal const int ReadsInFlight = 4;
 
-    /// <summary>Unbuffered reads have no readahead: more in flight pays (1 GiB: 4-8 x 16 MiB about 760 ms, 1 x 16 MiB about 1,000 ms).</summary>
+    /// <summary>Unbuffered reads have no readahead, so several in flight pay (docs/benchmarks.md).</summary>
     internal const int UnbufferedReadsInFlight = 4;
 
     private int _fallbackLogged;

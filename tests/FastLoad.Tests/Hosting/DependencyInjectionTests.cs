@@ -35,6 +35,45 @@ public class DependencyInjectionTests : TempDirectoryTestBase
         Assert.NotNull(provider.GetRequiredService<FileLoader>());
     }
 
+    /// <summary>Every public settable option, found by reflection, so that an option added later cannot be left unbound.</summary>
+    public static TheoryData<string> ConfigurableOptions()
+    {
+        var data = new TheoryData<string>();
+        foreach (System.Reflection.PropertyInfo property in typeof(FileLoaderOptions).GetProperties())
+        {
+            // BufferPool is an object, set in code only.
+            if (property.SetMethod is { IsPublic: true } && property.Name != nameof(FileLoaderOptions.BufferPool))
+            {
+                data.Add(property.Name);
+            }
+        }
+
+        return data;
+    }
+
+    [Theory]
+    [MemberData(nameof(ConfigurableOptions))]
+    public void AddFastLoad_FromConfiguration_BindsThisOption(string name)
+    {
+        System.Reflection.PropertyInfo property = typeof(FileLoaderOptions).GetProperty(name)!;
+        object? defaultValue = property.GetValue(new FileLoaderOptions());
+        Type type = Nullable.GetUnderlyingType(property.PropertyType) ?? property.PropertyType;
+        string value = type switch
+        {
+            _ when type == typeof(bool) => (!(bool)defaultValue!).ToString(),
+            _ when type == typeof(int) => "3",
+            _ when type == typeof(long) => "1048576",
+            _ when type.IsEnum => Enum.GetNames(type).First(candidate => !Equals(Enum.Parse(type, candidate), defaultValue)),
+            _ => throw new InvalidOperationException($"The test does not know how to write a {type} option ({name}): teach it."),
+        };
+        using ServiceProvider provider = new ServiceCollection().AddFastLoad(Configuration((name, value)).GetSection("FastLoad")).BuildServiceProvider();
+
+        object? bound = property.GetValue(provider.GetRequiredService<IOptions<FileLoaderOptions>>().Value);
+
+        Assert.NotEqual(defaultValue, bound);
+        Assert.Equal(value, Convert.ToString(bound, System.Globalization.CultureInfo.InvariantCulture));
+    }
+
     [Fact]
     public void AddFastLoad_EmptyConfiguration_KeepsTheDefaults()
     {

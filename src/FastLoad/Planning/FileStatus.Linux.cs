@@ -33,16 +33,4 @@ internal readonly partial record struct FileStatus
         ulong device = ((ulong)buffer.DeviceMajor << 32) | buffer.DeviceMinor;
         return new FileStatus(kind, (long)buffer.Size, device);
     }
-
-    /// <summary>The kind of file that a stat mode says (its S_IFMT bits, the same values on Linux and macOS).</summary>
-    internal static FileKind KindFromMode(uint mode) => (mode & 0xF000) switch
-    {
-        0x8000 => FileKind.Regular,
-        0x4000 => FileKind.Directory,
-        0x1000 => FileKind.Fifo,
-        0x2000 => FileKind.CharacterDevice,
-        0x6000 => FileKind.BlockDevice,
-        0xC000 => FileKind.Socket,
-        _ => FileKind.Unknown,
-    };
 }
