@@ -33,7 +33,6 @@ internal sealed class DirectReaders
     private readonly LoadRun _run;
     private readonly object _park = new();
     private ParallelismController? _controller;
-    private int _initial;
     private int _limit;
     private int _started;
     private int _running;
@@ -52,17 +51,13 @@ internal sealed class DirectReaders
     public int SettledThreads => Volatile.Read(ref _controller)?.Settled ?? Threads;
 
     /// <summary>The number of threads the load started reading with, once the storage was described.</summary>
-    public int InitialThreads => Volatile.Read(ref _controller) is null ? Threads : _initial;
+    public int InitialThreads => Volatile.Read(ref _controller)?.History[0] ?? Threads;
 
     /// <summary>The settled numbers of threads in the order they were taken.</summary>
     public IReadOnlyList<int> History => Volatile.Read(ref _controller)?.History ?? [Threads];
 
     /// <summary>Lets <paramref name="controller"/> correct the number of threads from now on (its initial limit is <see cref="Threads"/>).</summary>
-    public void Adapt(ParallelismController controller)
-    {
-        _initial = Threads;
-        Volatile.Write(ref _controller, controller);
-    }
+    public void Adapt(ParallelismController controller) => Volatile.Write(ref _controller, controller);
 
     /// <summary>Wakes threads waiting above the limit, so that they see the load end or stop.</summary>
     public void WakeParked()

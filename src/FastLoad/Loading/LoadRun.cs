@@ -68,7 +68,7 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     private bool _started;
     private bool _callerReadsAlone;
 
-    // Set when the storage calls for the pipeline alone (a spinning disk): the caller then stops taking files too.
+    // Set when the storage leaves no direct readers (a spinning disk): the pipeline alone takes files, the caller too stops.
     private volatile bool _readersRetired;
     private bool _finished;
     private bool _disposed;
@@ -229,7 +229,7 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     public LoadSummary Complete()
     {
         PipelineSummary? lane = _pipeline?.Summary();
-        int threads = _callerReadsAlone ? 1 : _directReaders?.SettledThreads ?? 0;
+        int threads = DirectThreads;
         var summary = new LoadSummary(
             _fileCount,
             _byteCount,
@@ -363,6 +363,9 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     internal int PathCount => _paths.Length;
 
     internal bool HasDirectReaders => _directReaders is not null;
+
+    /// <summary>The threads reading without the pipeline where it settled: the caller alone counts as one.</summary>
+    private int DirectThreads => _callerReadsAlone ? 1 : _directReaders?.SettledThreads ?? 0;
 
     internal SemaphoreSlim DeliverySlots => _deliverySlots!;
 
@@ -524,7 +527,7 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
         }
         else
         {
-            StartPipeline(device: null);
+            StartPipeline(device: null, knownDevices: null);
         }
     }
 
@@ -555,10 +558,11 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
         DirectReaders readers = _directReaders!;
         readers.Limit(DirectReaders.ThreadsFor(_options, kind, _paths.Length));
         bool large = _options.MaxDegreeOfParallelism is null && _paths.Length > DirectReaders.AdaptiveThreshold;
+        DirectoryDevices? devices = large ? new DirectoryDevices() : null;
 
         // The pipeline's lanes read a spinning disk (shallow queue, physical order) and a large set that spans
         // devices (a lane per device); the direct readers read everything else, the fastest way measured.
-        bool pipeline = !_inputOrder && (readers.Threads == 0 || (large && !OnOneDevice()));
+        bool pipeline = !_inputOrder && (readers.Threads == 0 || (devices is not null && !OnOneDevice(devices)));
         if (large && !pipeline && _options.Adaptive && readers.Threads > 0)
         {
             long meanLength = MeanLengthSeen(fallback: 1);
@@ -566,23 +570,18 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
             readers.Adapt(new ParallelismController(readers.Threads, ceiling, countFiles: meanLength <= ParallelismPolicy.SmallFileLimit, _time));
         }
         _logger?.LoadStarting(_paths.Length, _files, device, kind, readers.Threads, pipeline);
-        if (pipeline && readers.Threads == 0)
-        {
-            _readersRetired = true;
-        }
-
+        _readersRetired = readers.Threads == 0;
         if (pipeline)
         {
-            StartPipeline(device);
+            StartPipeline(device, devices);
         }
 
         return true;
     }
 
     /// <summary>Whether the set's directories lie on one device (a directory that cannot be examined is left out).</summary>
-    private bool OnOneDevice()
+    private bool OnOneDevice(DirectoryDevices devices)
     {
-        var devices = new DirectoryDevices();
         ulong first = 0;
         foreach (string path in _paths)
         {
@@ -599,14 +598,14 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     }
 
     /// <summary>Starts the pipeline; it describes the storage itself when <paramref name="device"/> is not known yet.</summary>
-    private void StartPipeline(StorageDevice? device)
+    private void StartPipeline(StorageDevice? device, DirectoryDevices? knownDevices)
     {
         if (device is null)
         {
             _logger?.LoadStarting(_paths.Length, _files, null, _options.Storage ?? StorageKind.Unknown, 0, true);
         }
 
-        Volatile.Write(ref _pipeline, Pipeline.Start(this, device));
+        Volatile.Write(ref _pipeline, Pipeline.Start(this, device, knownDevices));
     }
 
     /// <summary>The device the set's first file lies on (as a prior: its kind, from the OS, can be wrong).</summary>
@@ -644,7 +643,8 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
         if (!_finished)
         {
             _finished = true;
-            _logger?.LoadCompleted(_fileCount, _byteCount, (long)_time.GetElapsedTime(_startTimestamp).TotalMilliseconds, _callerReadsAlone ? 1 : _directReaders?.Threads ?? _pipeline?.Summary()?.CurrentParallelism ?? 0, _failures?.Count ?? 0);
+            int threads = DirectThreads;
+            _logger?.LoadCompleted(_fileCount, _byteCount, (long)_time.GetElapsedTime(_startTimestamp).TotalMilliseconds, threads > 0 ? threads : _pipeline?.Summary()?.CurrentParallelism ?? 0, _failures?.Count ?? 0);
         }
 
         return false;

@@ -19,14 +19,16 @@ internal sealed class Pipeline
 
     private readonly LoadRun _run;
     private StorageDevice? _firstDevice;
+    private readonly DirectoryDevices? _knownDevices;
     private readonly Dictionary<ulong, DeviceLane> _lanes = [];
     private readonly TaskCompletionSource _firstRead = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private volatile bool _reading;
 
-    private Pipeline(LoadRun run, StorageDevice? firstDevice)
+    private Pipeline(LoadRun run, StorageDevice? firstDevice, DirectoryDevices? knownDevices)
     {
         _run = run;
         _firstDevice = firstDevice;
+        _knownDevices = knownDevices;
         Completion = Task.CompletedTask;
     }
 
@@ -36,10 +38,13 @@ internal sealed class Pipeline
     /// <summary>Whether a lane has started reading (the direct readers then stop).</summary>
     public bool IsReading => _reading;
 
-    /// <summary>Starts the pipeline; it describes the storage itself when <paramref name="firstDevice"/> is not known yet.</summary>
-    public static Pipeline Start(LoadRun run, StorageDevice? firstDevice)
+    /// <summary>
+    /// Starts the pipeline; it describes the storage itself when <paramref name="firstDevice"/> is not known yet, and
+    /// reuses the folders' devices already looked up in <paramref name="knownDevices"/> (each folder is examined once).
+    /// </summary>
+    public static Pipeline Start(LoadRun run, StorageDevice? firstDevice, DirectoryDevices? knownDevices)
     {
-        var pipeline = new Pipeline(run, firstDevice);
+        var pipeline = new Pipeline(run, firstDevice, knownDevices);
         pipeline.Completion = Task.Run(pipeline.ProduceAsync, CancellationToken.None);
         return pipeline;
     }
@@ -89,7 +94,7 @@ internal sealed class Pipeline
         CancellationToken cancellationToken = _run.StopToken;
 
         // Input order needs one feeder (slots are taken in the set's order), so one lane for all devices.
-        DirectoryDevices? devices = _run.Options.Ordering == LoadOrdering.Completion ? new DirectoryDevices() : null;
+        DirectoryDevices? devices = _run.Options.Ordering == LoadOrdering.Completion ? _knownDevices ?? new DirectoryDevices() : null;
         bool waitForFirstRead = _run.HasDirectReaders;
         try
         {
