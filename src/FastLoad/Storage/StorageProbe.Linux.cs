@@ -136,7 +136,7 @@ public static partial class StorageProbe
             int end = line.IndexOf((byte)' ');
             ReadOnlySpan<byte> value = end < 0 ? line : line[..end];
             line = end < 0 ? [] : line[(end + 1)..];
-            if (field == 2 && !EqualsAscii(value, id))
+            if (field == 2 && !Ascii.Equals(value, id))
             {
                 return null;
             }
@@ -157,24 +157,6 @@ public static partial class StorageProbe
         }
 
         return null;
-    }
-
-    private static bool EqualsAscii(ReadOnlySpan<byte> value, string text)
-    {
-        if (value.Length != text.Length)
-        {
-            return false;
-        }
-
-        for (int i = 0; i < value.Length; i++)
-        {
-            if (value[i] != text[i])
-            {
-                return false;
-            }
-        }
-
-        return true;
     }
 
     private static string ResolveDirectory(string path) =>
