@@ -14,9 +14,12 @@ internal static class FastLoadTool
         Path.GetFileNameWithoutExtension(Environment.ProcessPath) == "dotnet" ? Environment.ProcessPath! : "dotnet";
 
     /// <summary>Runs <c>fastload</c> with <paramref name="arguments"/>, prefixed by <paramref name="launcher"/> (say, setpriv and its options).</summary>
-    public static async Task<(int ExitCode, string Output, string Error)> RunAsync(IEnumerable<string> launcher, params string[] arguments)
+    public static Task<(int ExitCode, string Output, string Error)> RunAsync(IEnumerable<string> launcher, params string[] arguments) =>
+        RunProcessAsync([.. launcher, DotnetPath, DllPath, .. arguments]);
+
+    /// <summary>Runs <paramref name="command"/> (program, then arguments) to its end, killed if it hangs; its exit code and output.</summary>
+    public static async Task<(int ExitCode, string Output, string Error)> RunProcessAsync(params string[] command)
     {
-        string[] command = [.. launcher, DotnetPath, DllPath, .. arguments];
         var start = new ProcessStartInfo(command[0])
         {
             RedirectStandardOutput = true,

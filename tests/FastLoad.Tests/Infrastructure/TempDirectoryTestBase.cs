@@ -36,7 +36,7 @@ public abstract class TempDirectoryTestBase : IDisposable
         WriteFile(relativePath, Contents(length, seed));
 
     /// <summary>Deterministic, position-dependent bytes, so that a shifted or mixed-up buffer is caught.</summary>
-    protected static byte[] Contents(int length, int seed)
+    protected internal static byte[] Contents(int length, int seed)
     {
         byte[] bytes = new byte[length];
         new Random(seed).NextBytes(bytes);

@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using System.Text.Json;
 using FastLoad.Tests.Infrastructure;
 
@@ -90,7 +89,7 @@ public sealed class EmulatedHddTests(EmulatedHddTests.Hdd hdd) : IClassFixture<E
                 return;
             }
 
-            (int exitCode, string output) = Run("bash", _script, "up", _mount, "1");
+            (int exitCode, string output) = Run(_script, "up", _mount, "1");
             if (exitCode == 3)
             {
                 SkipReason = $"tools/emulated-hdd.sh cannot make an emulated HDD here: {output.Trim()}";
@@ -123,13 +122,7 @@ public sealed class EmulatedHddTests(EmulatedHddTests.Hdd hdd) : IClassFixture<E
         public string Checksum { get; } = string.Empty;
 
         /// <summary>File <paramref name="index"/>'s contents: 1-16 KiB of deterministic bytes.</summary>
-        public static byte[] Contents(int index)
-        {
-            var random = new Random(index);
-            byte[] contents = new byte[random.Next(1024, 16 * 1024)];
-            random.NextBytes(contents);
-            return contents;
-        }
+        public static byte[] Contents(int index) => TempDirectoryTestBase.Contents(new Random(index).Next(1024, 16 * 1024), index);
 
         /// <summary>Loads <paramref name="path"/> cold with reads throttled, and returns the tool's JSON report.</summary>
         public async Task<JsonElement> LoadAsync(string path)
@@ -144,7 +137,7 @@ public sealed class EmulatedHddTests(EmulatedHddTests.Hdd hdd) : IClassFixture<E
             if (OperatingSystem.IsLinux())
             {
                 // Always: a failed run must not leave a mounted loop device behind.
-                Run("bash", _script, "down", _mount);
+                Run(_script, "down", _mount);
                 if (Directory.Exists(_mount))
                 {
                     Directory.Delete(_mount, recursive: true);
@@ -166,19 +159,11 @@ public sealed class EmulatedHddTests(EmulatedHddTests.Hdd hdd) : IClassFixture<E
             throw new FileNotFoundException("tools/emulated-hdd.sh not found above the test directory.");
         }
 
-        private static (int ExitCode, string Output) Run(string program, params string[] arguments)
+        /// <summary>Runs the emulated-HDD script; its exit code and everything it printed.</summary>
+        private static (int ExitCode, string Output) Run(params string[] arguments)
         {
-            var start = new ProcessStartInfo(program) { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
-            foreach (string argument in arguments)
-            {
-                start.ArgumentList.Add(argument);
-            }
-
-            using var process = Process.Start(start)!;
-            Task<string> output = process.StandardOutput.ReadToEndAsync();
-            Task<string> error = process.StandardError.ReadToEndAsync();
-            process.WaitForExit();
-            return (process.ExitCode, output.Result + error.Result);
+            (int exitCode, string output, string error) = FastLoadTool.RunProcessAsync(["bash", .. arguments]).GetAwaiter().GetResult();
+            return (exitCode, output + error);
         }
     }
 }
