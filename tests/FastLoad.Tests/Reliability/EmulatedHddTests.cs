@@ -46,9 +46,11 @@ public sealed class EmulatedHddTests(EmulatedHddTests.Hdd hdd) : IClassFixture<E
     {
         Skip.If(hdd.SkipReason is not null, hdd.SkipReason);
 
-        // In this process the reads are not throttled, but the device is the same: the lane's choice is the point.
+        // In this process the reads are not throttled, so with detection the reader threads could take every file
+        // before the first of them has described the device; the kind is given instead (the child loads above check
+        // that detection says rotational). The lane reads the real device's extents.
         using var logs = new ListLoggerFactory();
-        var loader = new FileLoader(new FileLoaderOptions { ErrorHandling = LoadErrorHandling.Collect }, logs);
+        var loader = new FileLoader(new FileLoaderOptions { Storage = StorageKind.Rotational, ErrorHandling = LoadErrorHandling.Collect }, logs);
         var seen = new Dictionary<string, byte[]>();
 
         LoadSummary summary = await loader.LoadAsync(
