@@ -1,3 +1,4 @@
+using FastLoad.Internal;
 using FastLoad.Parallelism;
 
 namespace FastLoad.Loading;
@@ -8,7 +9,8 @@ namespace FastLoad.Loading;
 /// first, and stop when the load's pipeline has taken over. Each thread starts the next one, so that starting
 /// threads does not hold up the first reads; the first one also describes the storage for the load. On a large set a
 /// <see cref="ParallelismController"/> corrects their number from measured throughput: threads beyond its limit wait
-/// until it is raised again, and new ones start when it passes the threads started so far.
+/// until it is raised again, and new ones start when it passes the threads started so far. The threads come from
+/// <see cref="ReaderThreadPool.Shared"/>: a load that follows another within seconds starts on the earlier one's.
 /// </summary>
 internal sealed class DirectReaders
 {
@@ -26,9 +28,6 @@ internal sealed class DirectReaders
 
     // Starting a thread costs about as much as reading a small file; more than this wait on the device, not on reads.
     private const int MaxThreads = 64;
-
-    // Reads need little stack; a small one keeps many threads cheap.
-    private const int StackSize = 256 * 1024;
 
     private readonly LoadRun _run;
     private readonly object _park = new();
@@ -131,8 +130,7 @@ internal sealed class DirectReaders
         Interlocked.Increment(ref _running);
         try
         {
-            var thread = new Thread(static state => ((ReaderThread)state!).Run(), StackSize) { IsBackground = true, Name = "FastLoad reader" };
-            thread.UnsafeStart(new ReaderThread(this, ordinal));
+            ReaderThreadPool.Shared.Run(static state => ((ReaderThread)state!).Run(), new ReaderThread(this, ordinal));
         }
         catch
         {
