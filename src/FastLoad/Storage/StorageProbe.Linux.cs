@@ -1,4 +1,6 @@
 using System.Text;
+using FastLoad.Internal;
+using Microsoft.Win32.SafeHandles;
 
 namespace FastLoad;
 
@@ -6,6 +8,9 @@ public static partial class StorageProbe
 {
     private static readonly string[] NetworkFileSystems = ["nfs", "nfs4", "cifs", "smb3", "smbfs", "9p", "ceph", "glusterfs", "fuse.sshfs", "afs", "lustre"];
     private static readonly string[] MemoryFileSystems = ["tmpfs", "ramfs", "devtmpfs"];
+
+    // sysfs attributes read here are a line or a few short lines.
+    private const int AttributeBufferSize = 256;
 
     private static StorageDevice ProbeLinux(string id, uint major, uint minor)
     {
@@ -20,19 +25,17 @@ public static partial class StorageProbe
             return new StorageDevice(id, source ?? id, StorageKind.Memory, StorageBus.Memory, null, null, null, fileSystem);
         }
 
-        string? block = BlockDeviceDirectory(major, minor, source);
-        if (block is null)
+        if (BlockDeviceDirectory(major, minor, source) is not (string block, string name))
         {
             // Overlay, a btrfs subvolume whose source is not a device, FUSE: no block device to ask.
             return new StorageDevice(id, source ?? id, StorageKind.Unknown, StorageBus.Unknown, null, null, null, fileSystem);
         }
 
-        return DescribeBlockDevice(id, block, fileSystem, depth: 0);
+        return DescribeBlockDevice(id, block, name, fileSystem, depth: 0);
     }
 
-    private static StorageDevice DescribeBlockDevice(string id, string block, string? fileSystem, int depth)
+    private static StorageDevice DescribeBlockDevice(string id, string block, string name, string? fileSystem, int depth)
     {
-        string name = Path.GetFileName(block);
         StorageBus bus = BusOf(name);
 
         // Device mapper (LVM, dm-crypt) and md RAID: the underlying devices decide. A disk of a known bus has none, and
@@ -40,7 +43,8 @@ public static partial class StorageProbe
         string slaves = Path.Combine(block, "slaves");
         if (bus == StorageBus.Unknown && depth < 4 && Directory.Exists(slaves) && Directory.GetDirectories(slaves) is [string slave, ..])
         {
-            StorageDevice under = DescribeBlockDevice(id, ResolveDirectory(slave), fileSystem, depth + 1);
+            string slaveBlock = ResolveDirectory(slave);
+            StorageDevice under = DescribeBlockDevice(id, slaveBlock, Path.GetFileName(slaveBlock), fileSystem, depth + 1);
             return new StorageDevice(id, $"{name} on {under.Name}", under.Kind, under.Bus, under.IsRotational, ReadInt(block, "queue/nr_requests") ?? under.QueueSize, under.Model, fileSystem);
         }
 
@@ -71,11 +75,14 @@ public static partial class StorageProbe
             _ => StorageBus.Unknown,
         };
 
-    /// <summary>The sysfs directory of the whole disk for a device number (a partition maps to its disk).</summary>
-    private static string? BlockDeviceDirectory(uint major, uint minor, string? source)
+    /// <summary>
+    /// The sysfs directory of the whole disk for a device number (a partition maps to its disk), and the disk's kernel
+    /// name. The directory is left as the kernel's symbolic link: reading attributes through it needs no resolving.
+    /// </summary>
+    private static (string Directory, string Name)? BlockDeviceDirectory(uint major, uint minor, string? source)
     {
         string link = $"/sys/dev/block/{major}:{minor}";
-        if (!Directory.Exists(link))
+        if (ReadUevent(link) is not { } device)
         {
             // Anonymous device numbers (btrfs, overlay): a device-path source names the block device.
             if (source is null || !source.StartsWith("/dev/", StringComparison.Ordinal) || !File.Exists(source))
@@ -84,14 +91,52 @@ public static partial class StorageProbe
             }
 
             link = $"/sys/class/block/{Path.GetFileName(ResolveFile(source))}";
-            if (!Directory.Exists(link))
+            if (ReadUevent(link) is not { } named)
             {
                 return null;
             }
+
+            device = named;
         }
 
-        string directory = ResolveDirectory(link);
-        return File.Exists(Path.Combine(directory, "partition")) ? Path.GetDirectoryName(directory) : directory;
+        if (!device.IsPartition)
+        {
+            return (link, device.Name);
+        }
+
+        // The kernel walks ".." from where the link leads, so this is the disk's own directory.
+        string disk = link + "/..";
+        return ReadUevent(disk) is { } whole ? (disk, whole.Name) : null;
+    }
+
+    /// <summary>A block device's kernel name and whether it is a partition, from its <c>uevent</c> attribute.</summary>
+    private static (string Name, bool IsPartition)? ReadUevent(string directory)
+    {
+        Span<byte> buffer = stackalloc byte[AttributeBufferSize];
+        return ParseUevent(buffer[..ReadAttribute(Path.Join(directory, "uevent"), buffer)]);
+    }
+
+    /// <remarks>"MAJOR=8\nMINOR=1\nDEVNAME=sda1\nDEVTYPE=partition\nPARTN=1\n": a name is required.</remarks>
+    internal static (string Name, bool IsPartition)? ParseUevent(ReadOnlySpan<byte> text)
+    {
+        ReadOnlySpan<byte> name = default;
+        bool partition = false;
+        while (!text.IsEmpty)
+        {
+            int end = text.IndexOf((byte)'\n');
+            ReadOnlySpan<byte> line = end < 0 ? text : text[..end];
+            text = end < 0 ? [] : text[(end + 1)..];
+            if (line.StartsWith("DEVNAME="u8))
+            {
+                name = line["DEVNAME="u8.Length..];
+            }
+            else if (line.StartsWith("DEVTYPE="u8))
+            {
+                partition = line["DEVTYPE="u8.Length..].SequenceEqual("partition"u8);
+            }
+        }
+
+        return name.IsEmpty ? null : (Encoding.UTF8.GetString(name), partition);
     }
 
     /// <summary>The file system type and source of the mount with this device number, from /proc/self/mountinfo.</summary>
@@ -165,28 +210,63 @@ public static partial class StorageProbe
     private static string ResolveFile(string path) =>
         new FileInfo(path).ResolveLinkTarget(returnFinalTarget: true)?.FullName ?? path;
 
-    private static int? ReadInt(string directory, string relative) =>
-        int.TryParse(ReadText(directory, relative), System.Globalization.NumberStyles.Integer, System.Globalization.CultureInfo.InvariantCulture, out int value) ? value : null;
+    /// <summary>A sysfs attribute as a non-negative integer; <see langword="null"/> where the device lacks it or it is not one.</summary>
+    private static int? ReadInt(string directory, string relative)
+    {
+        Span<byte> buffer = stackalloc byte[AttributeBufferSize];
+        return ParseCount(buffer[..ReadAttribute(Path.Join(directory, relative), buffer)]);
+    }
 
+    /// <summary>Decimal digits with white space around them ("256\n"), as an <see cref="int"/>; otherwise <see langword="null"/>.</summary>
+    internal static int? ParseCount(ReadOnlySpan<byte> text)
+    {
+        text = text[Ascii.Trim(text)];
+        if (text.IsEmpty || text.Length > 9)
+        {
+            return null;
+        }
+
+        int value = 0;
+        foreach (byte digit in text)
+        {
+            if (digit is < (byte)'0' or > (byte)'9')
+            {
+                return null;
+            }
+
+            value = (value * 10) + (digit - '0');
+        }
+
+        return value;
+    }
+
+    /// <summary>A sysfs attribute's text, trimmed; <see langword="null"/> where the device lacks it or it is empty.</summary>
     private static string? ReadText(string directory, string relative)
     {
-        string path = Path.Combine(directory, relative);
+        Span<byte> buffer = stackalloc byte[AttributeBufferSize];
+        ReadOnlySpan<byte> read = buffer[..ReadAttribute(Path.Join(directory, relative), buffer)];
+        ReadOnlySpan<byte> text = read[Ascii.Trim(read)];
+        return text.IsEmpty ? null : Encoding.UTF8.GetString(text);
+    }
 
-        // Many devices lack some attributes (a virtio disk has no model): checked first, because an exception costs
-        // a new process more than the whole description.
-        if (!File.Exists(path))
+    /// <summary>
+    /// Reads a small attribute file into <paramref name="buffer"/>; returns the bytes read, 0 where it is missing or
+    /// unreadable. Open, one read, close, through the calls every load already makes: a stream, a reader and an
+    /// exception per missing attribute (a virtio disk has no model) would each cost a new process more than the read.
+    /// </summary>
+    private static unsafe int ReadAttribute(string path, Span<byte> buffer)
+    {
+        int fd = Interop.Open(path, Interop.OpenReadOnly | Interop.OpenCloseOnExec, 0);
+        if (fd < 0)
         {
-            return null;
+            return 0;
         }
 
-        try
+        using var handle = new SafeFileHandle(fd, ownsHandle: true);
+        fixed (byte* start = buffer)
         {
-            string text = File.ReadAllText(path).Trim();
-            return text.Length == 0 ? null : text;
-        }
-        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
-        {
-            return null;
+            nint read = Interop.PRead(handle, start, buffer.Length, 0);
+            return read < 0 ? 0 : (int)read;
         }
     }
 }

@@ -24,6 +24,37 @@ public class StorageProbeTests : TempDirectoryTestBase
         Assert.Null(StorageProbe.MountOf(System.Text.Encoding.ASCII.GetBytes(line), id));
     }
 
+    [Theory]
+    [InlineData("MAJOR=8\nMINOR=1\nDEVNAME=sda1\nDEVTYPE=partition\nPARTN=1\n", "sda1", true)]
+    [InlineData("MAJOR=254\nMINOR=0\nDEVNAME=vda\nDEVTYPE=disk\nDISKSEQ=9\n", "vda", false)]
+    [InlineData("MAJOR=259\nMINOR=2\nDEVNAME=nvme0n1p2\nDEVTYPE=partition", "nvme0n1p2", true)] // no final newline
+    public void ParseUevent_BlockDevice_NameAndWhetherAPartition(string text, string name, bool partition)
+    {
+        Assert.Equal((name, partition), StorageProbe.ParseUevent(System.Text.Encoding.ASCII.GetBytes(text)));
+    }
+
+    [Theory]
+    [InlineData("MAJOR=8\nMINOR=1\nDEVTYPE=partition\n")] // no name
+    [InlineData("DEVNAME=\n")]
+    [InlineData("")] // the attribute is missing or unreadable
+    public void ParseUevent_NoName_Null(string text)
+    {
+        Assert.Null(StorageProbe.ParseUevent(System.Text.Encoding.ASCII.GetBytes(text)));
+    }
+
+    [Theory]
+    [InlineData("256\n", 256)]
+    [InlineData(" 1 ", 1)]
+    [InlineData("0", 0)]
+    [InlineData("", null)]
+    [InlineData("-1\n", null)]
+    [InlineData("12a", null)]
+    [InlineData("9999999999", null)] // would overflow
+    public void ParseCount_Attribute_DigitsOrNull(string text, int? expected)
+    {
+        Assert.Equal(expected, StorageProbe.ParseCount(System.Text.Encoding.ASCII.GetBytes(text)));
+    }
+
     [LinuxFact]
     public void Describe_TempDirectory_NamesADeviceAndFileSystem()
     {
