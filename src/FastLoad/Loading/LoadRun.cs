@@ -153,6 +153,12 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
             LoadedFile? file;
             lock (_sync)
             {
+                // A stopped load hands over nothing more, even files already read: the consumer asked for the stop.
+                if (_stop.IsCancellationRequested)
+                {
+                    ThrowIfStoppedLocked();
+                }
+
                 if (!TryTakeLocked(out file))
                 {
                     if (_handedOver == _paths.Length)

@@ -181,6 +181,33 @@ public class CancellationTests : TempDirectoryTestBase
         pool.AssertAllReturned();
     }
 
+    [Fact]
+    public async Task Consumer_CanceledWhenEveryFileIsReadAlready_ThrowsAndHandsOverNoMore()
+    {
+        var pool = new CountingPool();
+        var loader = new FileLoader(new FileLoaderOptions { BufferPool = pool });
+        using var cancel = new CancellationTokenSource();
+        int fileCount = Directory.GetFiles(Root, "*", SearchOption.AllDirectories).Length;
+        int calls = 0;
+
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => loader.LoadAsync(
+            FileSet.FromDirectory(Root),
+            async (_, _) =>
+            {
+                if (++calls == 1)
+                {
+                    // Every file has a buffer, so every read has started and nothing is left to claim: the files are
+                    // (or are about to be) ready, and the stop must still end the load rather than let it drain them.
+                    Assert.True(SpinWait.SpinUntil(() => pool.RentCount == fileCount, NoHang));
+                    await cancel.CancelAsync();
+                }
+            },
+            cancel.Token)).WaitAsync(NoHang);
+
+        Assert.Equal(1, calls);
+        pool.AssertAllReturned();
+    }
+
     [Theory]
     [InlineData(LoadOrdering.Input)]
     [InlineData(LoadOrdering.Completion)]
