@@ -8,14 +8,16 @@
 # Output: benchmarks/results/startup/<files>.md (the tool's table), gitignored. `fastload bench --json` gives the
 # same medians as JSON.
 # Settings (environment): FASTLOAD_STARTUP_DATA (data folder, default /tmp/fastload-startup), FASTLOAD_STARTUP_ROUNDS
-# (default 7), FASTLOAD_STARTUP_SETS (default "1 10 100 1000 10000").
+# (default 7), FASTLOAD_STARTUP_SETS (default "1 10 100 1000 10000"), FASTLOAD_STARTUP_DEPLOYMENTS (default
+# "il build r2r aot": the tool under the JIT with FastLoad.dll as IL, the same as a Release build makes it (FastLoad.dll
+# precompiled for this machine), published ReadyToRun, published NativeAOT).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 data=${FASTLOAD_STARTUP_DATA:-/tmp/fastload-startup}
 rounds=${FASTLOAD_STARTUP_ROUNDS:-7}
 sets=${FASTLOAD_STARTUP_SETS:-1 10 100 1000 10000}
-deployments=${FASTLOAD_STARTUP_DEPLOYMENTS:-jit r2r aot}
+deployments=${FASTLOAD_STARTUP_DEPLOYMENTS:-il build r2r aot}
 case $(uname -m) in x86_64) rid=linux-x64 ;; aarch64) rid=linux-arm64 ;; *) rid=unknown ;; esac
 results=$PWD/benchmarks/results/startup
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
@@ -24,10 +26,12 @@ mkdir -p "$results" "$data"
 echo "== build"
 for deployment in $deployments; do
   case $deployment in
-    jit) dotnet build src/FastLoad.Cli -c Release -o "$data/tool-jit" >/dev/null ;;
+    # The tool under the JIT: FastLoad.dll as IL, and as a Release build makes it (precompiled for this machine).
+    il) dotnet build src/FastLoad.Cli -c Release -p:BuildReadyToRun=false -o "$data/tool-il" >/dev/null ;;
+    build) dotnet build src/FastLoad.Cli -c Release -o "$data/tool-build" >/dev/null ;;
     r2r) dotnet publish src/FastLoad.Cli -c Release -r "$rid" --self-contained false -p:PublishAot=false -p:PublishReadyToRun=true -o "$data/tool-r2r" >/dev/null ;;
     aot) dotnet publish src/FastLoad.Cli -c Release -r "$rid" -o "$data/tool-aot" >/dev/null ;;  # the tool is PublishAot
-    *) echo "unknown deployment '$deployment' (jit, r2r or aot)" >&2; exit 2 ;;
+    *) echo "unknown deployment '$deployment' (il, build, r2r or aot)" >&2; exit 2 ;;
   esac
 done
 native=()
