@@ -15,6 +15,9 @@ public static class FastLoadEventId
     /// <summary>An unbuffered read fell back to buffered because the file system refused it; once per load (Information).</summary>
     public const int UnbufferedFallback = 1003;
 
+    /// <summary>The kernel offers no io_uring (too old, or forbidden by a sandbox), so <see cref="IoScheduling.IoUring"/> reads on threads (Debug).</summary>
+    public const int IoUringUnavailable = 1004;
+
     /// <summary>A file loaded (Trace).</summary>
     public const int FileLoaded = 1100;
 

@@ -20,6 +20,10 @@ internal static partial class Log
         Message = "Unbuffered reads are not possible for {Path} ({Reason}); reading buffered. Logged once per load.")]
     public static partial void UnbufferedFallback(this ILogger logger, string path, string reason);
 
+    [LoggerMessage(EventId = FastLoadEventId.IoUringUnavailable, Level = LogLevel.Debug,
+        Message = "io_uring is not available ({Reason}); reading on threads")]
+    public static partial void IoUringUnavailable(this ILogger logger, string reason);
+
     [LoggerMessage(EventId = FastLoadEventId.FileLoaded, Level = LogLevel.Trace, Message = "Loaded {Path} ({ByteCount} bytes)")]
     public static partial void FileLoaded(this ILogger logger, string path, long byteCount);
 

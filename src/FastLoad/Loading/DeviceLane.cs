@@ -68,7 +68,7 @@ internal sealed class DeviceLane
     {
         // As many threads as the live limit, not the ceiling: the block may start a new task for a file admitted
         // while another task is still finishing, which would otherwise add threads up to the ceiling.
-        using DedicatedThreadScheduler? threads = scheduling == IoScheduling.DedicatedThreads
+        using DedicatedThreadScheduler? threads = scheduling != IoScheduling.ThreadPool
             ? new DedicatedThreadScheduler(_gate.Limit, $"FastLoad I/O {Device.Name}")
             : null;
         _threads = threads;

@@ -71,7 +71,7 @@ internal sealed class DirectReaders
     public static int ThreadsFor(FileLoaderOptions options, StorageKind kind, int fileCount)
     {
         // The thread pool option asks for the pool's threads; physical order is the pipeline's.
-        if (options.Scheduling != IoScheduling.DedicatedThreads || options.PhysicalOrder == PhysicalOrder.On)
+        if (options.Scheduling == IoScheduling.ThreadPool || options.PhysicalOrder == PhysicalOrder.On)
         {
             return 0;
         }

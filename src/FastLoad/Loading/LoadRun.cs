@@ -83,6 +83,7 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     private TaskCompletionSource? _readersExited;
 
     private CallerFile? _callerFile;
+    private RingReader? _ring;
     private DirectReaders? _directReaders;
     private Pipeline? _pipeline;
     private StorageDevice? _device;
@@ -128,6 +129,8 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
 
     public TimeProvider Time => _time;
 
+    public ReadSettings ReadSettings => _readSettings;
+
     public CancellationToken StopToken => _stop.Token;
 
     /// <summary>The file <see cref="MoveNextAsync"/> handed over last.</summary>
@@ -150,6 +153,12 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
 
         while (true)
         {
+            if (_ring?.HasResults == true)
+            {
+                // Turns finished reads into new ones while the consumer works, so that the kernel's queue stays full.
+                _ring.Pump(wait: false);
+            }
+
             LoadedFile? file;
             lock (_sync)
             {
@@ -175,11 +184,14 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
                 return new ValueTask<bool>(HandOver(file));
             }
 
-            // Nothing is ready: the caller reads the next file itself rather than sleep while the readers start. A
-            // pinned parallelism is a promise about reads at once, which the caller's read would break.
-            if (_callerFile is not null
-                ? TryFinishCallerRead()
-                : (_directReaders is not null || _callerReadsAlone) && _options.MaxDegreeOfParallelism is null && !DirectReadersRetired && TryClaim(wait: false, out int index) && TryCallerRead(index))
+            // Nothing is ready: the ring's reads are waited for in the kernel; otherwise the caller reads the next file
+            // itself rather than sleep while the readers start. A pinned parallelism is a promise about reads at once,
+            // which the caller's read would break.
+            if (_ring is not null
+                ? _ring.Pump(wait: true)
+                : _callerFile is not null
+                    ? TryFinishCallerRead()
+                    : (_directReaders is not null || _callerReadsAlone) && _options.MaxDegreeOfParallelism is null && !DirectReadersRetired && TryClaim(wait: false, out int index) && TryCallerRead(index))
             {
                 continue;
             }
@@ -265,6 +277,9 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
         }
 
         _stop.Cancel();
+
+        // The kernel writes into the ring's buffers until its reads complete: waited for before anything is returned.
+        _ring?.Dispose();
         Task readersExited;
         lock (_sync)
         {
@@ -371,7 +386,7 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     internal bool HasDirectReaders => _directReaders is not null;
 
     /// <summary>The threads reading without the pipeline where it settled: the caller alone counts as one.</summary>
-    private int DirectThreads => _callerReadsAlone ? 1 : _directReaders?.SettledThreads ?? 0;
+    private int DirectThreads => _ring?.Depth ?? (_callerReadsAlone ? 1 : _directReaders?.SettledThreads ?? 0);
 
     internal SemaphoreSlim DeliverySlots => _deliverySlots!;
 
@@ -387,8 +402,23 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     /// <summary>Reads one file and publishes the outcome; returns the bytes read (0 on failure). Never throws.</summary>
     internal long ReadAndPublish(int index) => ReadAndPublish(index, opened: null);
 
-    /// <summary>Publishes the failure to open a file.</summary>
-    private void PublishFailure(int index, Exception openFailure)
+    /// <summary>Reads a file opened elsewhere, whose <paramref name="charge"/> is taken, and publishes the outcome. Never throws.</summary>
+    internal void ReadOpenedAndPublish(int index, SafeFileHandle handle, long length, long charge) =>
+        ReadAndPublish(index, new CallerFile(index, handle, length, charge));
+
+    /// <summary>Publishes a file read elsewhere (the ring), its bytes charged to the budget.</summary>
+    internal void PublishRead(int index, FileContents contents, long charge, long startedTimestamp)
+    {
+        string path = _paths[index];
+        Interlocked.Add(ref _bytesSeen, contents.Length);
+        Interlocked.Increment(ref _filesSeen);
+        _instruments.FileRead(contents.Length, _time.GetElapsedTime(startedTimestamp));
+        _logger?.FileLoaded(path, contents.Length);
+        Publish(new LoadedFile(path, index, contents, charge));
+    }
+
+    /// <summary>Publishes the failure to open or read a file.</summary>
+    internal void PublishFailure(int index, Exception openFailure)
     {
         _instruments.FileFailed();
         Publish(Failed(index, _paths[index], openFailure));
@@ -521,6 +551,11 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
         // The device is described by the first reader, not here: in a new process that costs more than reading a
         // few files, and the calling thread reads meanwhile.
         int threads = DirectReaders.ThreadsFor(_options, _options.Storage ?? StorageKind.Unknown, _paths.Length);
+        if (threads > 0 && _options.Scheduling == IoScheduling.IoUring && OperatingSystem.IsLinux() && StartRing())
+        {
+            return;
+        }
+
         if (threads > 0 && _paths.Length <= CallerAloneThreshold && _options.MaxDegreeOfParallelism is null)
         {
             _callerReadsAlone = true;
@@ -534,6 +569,96 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
         else
         {
             StartPipeline(device: null, knownDevices: null);
+        }
+    }
+
+    /// <summary>Starts the ring's reads; <see langword="false"/> where the kernel offers no ring (the load then reads on threads).</summary>
+    private bool StartRing()
+    {
+        StorageKind kind = _options.Storage ?? StorageKind.Unknown;
+        int depth = RingReader.DepthFor(_options, kind, _paths.Length);
+        _ring = RingReader.TryCreate(this, depth, out string? refusal);
+        if (_ring is null)
+        {
+            _logger?.IoUringUnavailable(refusal!);
+            return false;
+        }
+
+        _ring.Pump(wait: false);
+        if (_paths.Length > depth)
+        {
+            // Described on a thread of its own while this one hands over what the kernel reads. A set the ring takes in
+            // one go needs no description: the kernel has every request at once and orders them for the device itself.
+            ReaderThreadPool.Shared.Run(static run => ((LoadRun)run!).SettleRingStorage(), this);
+        }
+        else
+        {
+            _logger?.LoadStarting(_paths.Length, _files, null, kind, depth, false);
+        }
+
+        return true;
+    }
+
+    /// <summary>
+    /// Describes the storage for the ring: a spinning disk leaves the rest of the set to the pipeline's shallow queue in
+    /// physical order (with input order, which the pipeline cannot take over, the ring reads as few files at once).
+    /// </summary>
+    /// <remarks>The load does not wait for the description: a load that ended meanwhile is left as it is.</remarks>
+    private void SettleRingStorage()
+    {
+        try
+        {
+            StorageDevice device = DescribeDevice(_paths[0]);
+            Volatile.Write(ref _device, device);
+            lock (_sync)
+            {
+                if (_disposed)
+                {
+                    return;
+                }
+
+                // Counted from here, so that a load ending now waits for the pipeline this may start.
+                _activeReaders++;
+            }
+
+            try
+            {
+                SettleRingStorage(_ring!, device);
+            }
+            finally
+            {
+                ReaderExited();
+            }
+        }
+        catch (Exception ex)
+        {
+            // DescribeDevice handles what a device can throw; this is a bug: stop the load visibly.
+            Fail(ex);
+        }
+    }
+
+    private void SettleRingStorage(RingReader ring, StorageDevice device)
+    {
+        StorageKind kind = _options.Storage ?? device.Kind;
+        bool pipeline = false;
+        if (kind == StorageKind.Rotational && _options.MaxDegreeOfParallelism is null)
+        {
+            if (_inputOrder)
+            {
+                ring.Limit(ParallelismPolicy.RotationalSmallFileDepth);
+            }
+            else
+            {
+                ring.StopClaiming();
+                _readersRetired = true;
+                pipeline = true;
+            }
+        }
+
+        _logger?.LoadStarting(_paths.Length, _files, device, kind, ring.Depth, pipeline);
+        if (pipeline)
+        {
+            StartPipeline(device, knownDevices: null);
         }
     }
 
@@ -617,7 +742,7 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     /// <summary>The device the set's first file lies on (as a prior: its kind, from the OS, can be wrong).</summary>
     internal StorageDevice DescribeDevice(string path)
     {
-        if (_options.Storage is not null and not StorageKind.Rotational)
+        if (Environment.GetEnvironmentVariable("FL_NODESCRIBE") == "1" || _options.Storage is not null and not StorageKind.Rotational)
         {
             // The caller said what the storage is: no need to ask the device.
             return StorageDevice.Unknown;
@@ -682,7 +807,7 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
         }
     }
 
-    private void CheckName(int index, string path)
+    internal void CheckName(int index, string path)
     {
         if (_undecodable is not null && FilePlanner.CheckName(path, _undecodable.Contains(index)) is { } badName)
         {

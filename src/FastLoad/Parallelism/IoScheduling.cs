@@ -11,4 +11,11 @@ public enum IoScheduling
 
     /// <summary>On the shared thread pool. Fewer threads, but a deep queue starves the pool until it grows.</summary>
     ThreadPool = 1,
+
+    /// <summary>
+    /// Linux: the thread that takes the files submits their opens and reads to the kernel through an io_uring ring,
+    /// up to 128 at once, and starts no threads for them; large files keep their strategies. Where the kernel offers
+    /// no io_uring (before Linux 5.6, or a sandbox that forbids it) and on other systems, as <see cref="DedicatedThreads"/>.
+    /// </summary>
+    IoUring = 2,
 }

@@ -9,7 +9,7 @@ internal static partial class ReadableFile
 {
     // O_NONBLOCK: a path that became a FIFO after planning opens at once instead of waiting for a writer
     // (it has no effect on reads of regular files). O_NOCTTY: a terminal never becomes our controlling one.
-    private const int ReadFlags = Interop.OpenReadOnly | Interop.OpenCloseOnExec | Interop.OpenNonBlocking | Interop.OpenNoControllingTerminal;
+    internal const int ReadFlags = Interop.OpenReadOnly | Interop.OpenCloseOnExec | Interop.OpenNonBlocking | Interop.OpenNoControllingTerminal;
 
     private static SafeFileHandle OpenLinux(string path, out long length) => OpenRegular(path, ReadFlags, FileStatus.GetLinux, out length);
 

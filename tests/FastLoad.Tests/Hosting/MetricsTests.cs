@@ -56,6 +56,9 @@ public class MetricsTests : TempDirectoryTestBase
     [InlineData("directory", IoScheduling.ThreadPool)]
     [InlineData("fifo", IoScheduling.DedicatedThreads)]
     [InlineData("fifo", IoScheduling.ThreadPool)]
+    [InlineData("missing", IoScheduling.IoUring)]
+    [InlineData("directory", IoScheduling.IoUring)]
+    [InlineData("fifo", IoScheduling.IoUring)]
     public async Task Load_FileThatFails_CountsItOnceAsFailedAndTheOthersAsRead(string kind, IoScheduling scheduling)
     {
         var paths = Enumerable.Range(0, 8).Select(i => WriteFile($"f{i}.bin", 1000 + i)).ToList();

@@ -112,3 +112,38 @@ public sealed class CaseSensitiveFileSystemFactAttribute : FactAttribute
         }
     }
 }
+
+/// <summary>Whether this kernel lets the process make an io_uring ring, and why not.</summary>
+internal static class IoUringAvailability
+{
+    public static string? Refusal { get; } = Probe();
+
+    private static string? Probe()
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            return "io_uring is Linux's.";
+        }
+
+        using FastLoad.Internal.IoUring? ring = FastLoad.Internal.IoUring.TryCreate(8, out string? refusal);
+        return ring is null ? $"The kernel offers no io_uring here: {refusal}." : null;
+    }
+}
+
+/// <summary>A fact that needs the kernel's io_uring; skipped, with the kernel's reason, where it is refused.</summary>
+public sealed class IoUringFactAttribute : FactAttribute
+{
+    public IoUringFactAttribute()
+    {
+        Skip = IoUringAvailability.Refusal;
+    }
+}
+
+/// <summary>A theory that needs the kernel's io_uring.</summary>
+public sealed class IoUringTheoryAttribute : TheoryAttribute
+{
+    public IoUringTheoryAttribute()
+    {
+        Skip = IoUringAvailability.Refusal;
+    }
+}

@@ -12,7 +12,7 @@ public class FileLoaderOptionsTests
         Assert.Null(options.MaxDegreeOfParallelism);
         Assert.Equal(LoadOrdering.Completion, options.Ordering);
         Assert.Equal(LoadErrorHandling.Throw, options.ErrorHandling);
-        Assert.Equal(IoScheduling.DedicatedThreads, options.Scheduling);
+        Assert.Equal(IoScheduling.IoUring, options.Scheduling);
         Assert.Equal(1, options.ConsumerParallelism);
         Assert.Null(options.BufferPool);
     }

@@ -36,9 +36,9 @@ public class AdaptiveParallelismTests : TempDirectoryTestBase
     public async Task Load_StorageKindOverride_SetsTheInitialParallelismForSmallFiles(StorageKind kind, int expected)
     {
         // A set this small is read by direct readers, one per four files and at most 64, whatever the core count; a
-        // spinning disk gets the pipeline's shallow queue instead.
+        // spinning disk gets the pipeline's shallow queue instead. (RingReaderTests has the ring's depths.)
         WriteSmallFiles(300);
-        var loader = new FileLoader(new FileLoaderOptions { Storage = kind });
+        var loader = new FileLoader(new FileLoaderOptions { Storage = kind, Scheduling = IoScheduling.DedicatedThreads });
 
         LoadSummary summary = await loader.LoadAsync(FileSet.FromDirectory(Root), Ignore);
 
@@ -54,7 +54,8 @@ public class AdaptiveParallelismTests : TempDirectoryTestBase
         int count = DirectReaders.AdaptiveThreshold + 100;
         WriteSmallFiles(count);
 
-        LoadSummary summary = await new FileLoader(new FileLoaderOptions { Storage = StorageKind.SolidState }).LoadAsync(FileSet.FromDirectory(Root), Ignore);
+        var options = new FileLoaderOptions { Storage = StorageKind.SolidState, Scheduling = IoScheduling.DedicatedThreads };
+        LoadSummary summary = await new FileLoader(options).LoadAsync(FileSet.FromDirectory(Root), Ignore);
 
         Assert.Equal(count, summary.FileCount);
         Assert.Equal(64, summary.InitialDegreeOfParallelism);
@@ -75,7 +76,8 @@ public class AdaptiveParallelismTests : TempDirectoryTestBase
 
         var time = new FakeTimeProvider();
         var pool = new CountingPool { OnRent = _ => time.Advance(TimeSpan.FromMilliseconds(5)) };
-        var loader = new FileLoader(new FileLoaderOptions { Storage = StorageKind.SolidState, BufferPool = pool }, timeProvider: time);
+        var options = new FileLoaderOptions { Storage = StorageKind.SolidState, BufferPool = pool, Scheduling = IoScheduling.DedicatedThreads };
+        var loader = new FileLoader(options, timeProvider: time);
         long bytes = 0;
 
         LoadSummary summary = await loader.LoadAsync(

@@ -1,0 +1,62 @@
+using FastLoad.Tests.Infrastructure;
+
+namespace FastLoad.Tests.Reliability;
+
+/// <summary>
+/// Loads through the io_uring ring leave no descriptor open however they end: completed, left after one file,
+/// canceled with reads in the kernel, or with files that fail. The ring's own descriptor is closed too.
+/// </summary>
+[Collection(ProcessWide.Name)]
+public class RingDescriptorTests : TempDirectoryTestBase
+{
+    private const int Count = 400;
+
+    public RingDescriptorTests()
+    {
+        for (int i = 0; i < Count; i++)
+        {
+            WriteFile($"f{i:D3}.bin", 1000 + (i * 37 % 20_000), seed: i);
+        }
+
+        Native.CreateFifo(Path.Combine(Root, "zz-fifo"));
+        Directory.CreateDirectory(Path.Combine(Root, "zz-directory"));
+    }
+
+    [IoUringFact]
+    public async Task Load_ThroughTheRingEndedAnyWay_LeavesNoDescriptorOpen()
+    {
+        var pool = new CountingPool();
+        var loader = new FileLoader(new FileLoaderOptions { BufferPool = pool, ErrorHandling = LoadErrorHandling.Collect });
+        FileSet files = FileSet.FromPaths([.. Directory.GetFileSystemEntries(Root).Order(StringComparer.Ordinal)]);
+        int baseline = ProcessWide.OpenDescriptors();
+
+        LoadSummary summary = await loader.LoadAsync(files, (_, _) => ValueTask.CompletedTask);
+        Assert.Equal(Count, summary.FileCount);
+        Assert.Equal(2, summary.Failures.Count);
+        Assert.Equal(baseline, ProcessWide.OpenDescriptors());
+
+        await foreach (LoadedFile file in loader.LoadAsync(files))
+        {
+            file.Dispose();
+            break;
+        }
+
+        Assert.Equal(baseline, ProcessWide.OpenDescriptors());
+
+        using var cancel = new CancellationTokenSource();
+        int calls = 0;
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => loader.LoadAsync(
+            files,
+            async (_, _) =>
+            {
+                if (++calls == 5)
+                {
+                    await cancel.CancelAsync();
+                }
+            },
+            cancel.Token));
+
+        Assert.Equal(baseline, ProcessWide.OpenDescriptors());
+        pool.AssertAllReturned();
+    }
+}
