@@ -18,8 +18,8 @@ namespace FastLoad.Loading;
 /// </summary>
 internal sealed unsafe class RingReader
 {
-    // Enough for the longest path Linux opens (PATH_MAX, with its NUL).
-    private const int PathCapacity = 4096;
+    // Room for a path and its NUL in each slot; a longer path (rare: PATH_MAX is 4096) is opened the ordinary way.
+    private const int PathCapacity = 1024;
 
     private const ulong OperationOpen = 1;
     private const ulong OperationRead = 2;

@@ -182,6 +182,21 @@ public class RingReaderTests : TempDirectoryTestBase
         pool.AssertAllReturned();
     }
 
+    [IoUringFact]
+    public async Task Load_ThroughTheRing_PathLongerThanARingSlotIsOpenedTheOrdinaryWay()
+    {
+        // Five folders of 240 characters: a path of about 1,250 bytes, longer than a slot's 1,024, shorter than PATH_MAX.
+        string folder = Path.Combine([.. Enumerable.Range(0, 5).Select(i => new string((char)('a' + i), 240))]);
+        string longPath = WriteFile(Path.Combine(folder, "deep.bin"), 3000, seed: 99);
+        List<string> paths = [.. Enumerable.Range(0, 20).Select(i => WriteFile($"f{i}.bin", 100, seed: i)), longPath];
+
+        var loaded = await Loads.CollectAsync(new FileLoader(), FileSet.FromPaths(paths));
+
+        Assert.True(System.Text.Encoding.UTF8.GetByteCount(longPath) > 1024);
+        Assert.Equal(Contents(3000, 99), loaded.Single(file => file.Path == longPath).Data);
+        Assert.All(loaded, file => Assert.Null(file.Error));
+    }
+
     /// <summary>Reads until the end, whatever size the file reports (File.ReadAllBytes trusts it, and fails on sysfs).</summary>
     private static byte[] ReadToEnd(string path)
     {
