@@ -406,6 +406,24 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     internal void ReadOpenedAndPublish(int index, SafeFileHandle handle, long length, long charge) =>
         ReadAndPublish(index, new CallerFile(index, handle, length, charge));
 
+    /// <summary>Reads a file opened elsewhere, whose charge is taken, on a reader thread; <see cref="DisposeAsync"/> waits for it.</summary>
+    internal void ReadOpenedOnReaderThread(int index, SafeFileHandle handle, long length, long charge)
+    {
+        ReaderStarted();
+        try
+        {
+            ReaderThreadPool.Shared.Run(static read => ((OpenedRead)read!).Run(), new OpenedRead(this, index, handle, length, charge));
+        }
+        catch (Exception ex)
+        {
+            // No thread could be started: the file fails, the others go on.
+            handle.Dispose();
+            Budget.Release(charge);
+            PublishFailure(index, ex);
+            ReaderExited();
+        }
+    }
+
     /// <summary>Publishes a file read elsewhere (the ring), its bytes charged to the budget.</summary>
     internal void PublishRead(int index, FileContents contents, long charge, long startedTimestamp)
     {
@@ -957,6 +975,22 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     {
         _deliverySlots!.Release();
         return false;
+    }
+
+    /// <summary>An opened file read and published on a reader thread, which then counts itself out.</summary>
+    private sealed record OpenedRead(LoadRun Load, int Index, SafeFileHandle Handle, long Length, long Charge)
+    {
+        public void Run()
+        {
+            try
+            {
+                Load.ReadOpenedAndPublish(Index, Handle, Length, Charge);
+            }
+            finally
+            {
+                Load.ReaderExited();
+            }
+        }
     }
 
     /// <summary>A file the consumer's thread opened and will read once its bytes fit the budget.</summary>

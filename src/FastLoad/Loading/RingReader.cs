@@ -318,14 +318,23 @@ internal sealed unsafe class RingReader
 
         ReadSettings settings = _run.ReadSettings;
         long length = slot.Length;
-        if (length == 0 || settings.IsLarge(length) || settings.MemoryMapped)
+        if (length == 0 || settings.IsLarge(length))
         {
-            // Pseudo files report 0 and have content; large files have strategies of their own.
             var handle = new SafeFileHandle(slot.Fd, ownsHandle: true);
+            int index = slot.Index;
             slot.Fd = -1;
-            _run.ReadOpenedAndPublish(slot.Index, handle, length, slot.Charge);
             Finish(slot);
-            return 1;
+            if (length == 0)
+            {
+                // Pseudo files report 0 and have content: read to the end here, in small steps.
+                _run.ReadOpenedAndPublish(index, handle, length, slot.Charge);
+                return 1;
+            }
+
+            // A large file's strategies (several reads in flight, unbuffered, mapped) run on a reader thread: on this one
+            // they would hold up every other file of the ring until the large one is in.
+            _run.ReadOpenedOnReaderThread(index, handle, length, slot.Charge);
+            return 0;
         }
 
         try

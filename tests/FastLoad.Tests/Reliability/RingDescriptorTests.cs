@@ -3,8 +3,9 @@ using FastLoad.Tests.Infrastructure;
 namespace FastLoad.Tests.Reliability;
 
 /// <summary>
-/// Loads through the io_uring ring leave no descriptor open however they end: completed, left after one file,
-/// canceled with reads in the kernel, or with files that fail. The ring's own descriptor is closed too.
+/// Loads through the io_uring ring leave no descriptor open and no buffer out however they end: completed, left after
+/// one file, canceled with reads in the kernel and a large file on a reader thread, or with files that fail. The
+/// ring's own descriptor is closed too.
 /// </summary>
 [Collection(ProcessWide.Name)]
 public class RingDescriptorTests : TempDirectoryTestBase
@@ -18,6 +19,8 @@ public class RingDescriptorTests : TempDirectoryTestBase
             WriteFile($"f{i:D3}.bin", 1000 + (i * 37 % 20_000), seed: i);
         }
 
+        // Large: read on a reader thread with several reads in flight, while the ring goes on with the others.
+        WriteFile("m-large.bin", (16 << 20) + 4096, seed: 7);
         Native.CreateFifo(Path.Combine(Root, "zz-fifo"));
         Directory.CreateDirectory(Path.Combine(Root, "zz-directory"));
     }
@@ -31,7 +34,7 @@ public class RingDescriptorTests : TempDirectoryTestBase
         int baseline = ProcessWide.OpenDescriptors();
 
         LoadSummary summary = await loader.LoadAsync(files, (_, _) => ValueTask.CompletedTask);
-        Assert.Equal(Count, summary.FileCount);
+        Assert.Equal(Count + 1, summary.FileCount);
         Assert.Equal(2, summary.Failures.Count);
         Assert.Equal(baseline, ProcessWide.OpenDescriptors());
 
