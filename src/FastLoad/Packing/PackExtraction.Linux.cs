@@ -1,6 +1,5 @@
 using System.Runtime.InteropServices;
-using FastLoad.Internal;
-using FastLoad.Planning;
+using FastLoad.FileSystem;
 using Microsoft.Win32.SafeHandles;
 
 namespace FastLoad.Packing;

@@ -1,8 +1,7 @@
 using System.Buffers;
 using System.Runtime.CompilerServices;
-using FastLoad.Internal;
+using FastLoad.FileSystem;
 using FastLoad.Packing;
-using FastLoad.Reading;
 using Microsoft.Extensions.Options;
 using Microsoft.Win32.SafeHandles;
 

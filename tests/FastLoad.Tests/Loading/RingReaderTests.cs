@@ -1,4 +1,3 @@
-using FastLoad.Loading;
 using FastLoad.Tests.Infrastructure;
 
 namespace FastLoad.Tests.Loading;

@@ -1,4 +1,3 @@
-using FastLoad.Diagnostics;
 using FastLoad.Tests.Infrastructure;
 
 namespace FastLoad.Tests.Reading;
