@@ -45,6 +45,13 @@ public sealed class FileLoader
     /// </param>
     /// <exception cref="ArgumentException"><paramref name="options"/> has a value out of range or an invalid combination; the message names it.</exception>
     public FileLoader(FileLoaderOptions? options = null, ILoggerFactory? loggerFactory = null, TimeProvider? timeProvider = null, IMeterFactory? meterFactory = null)
+        : this(options, LoadTestHooks.None, loggerFactory, timeProvider, meterFactory)
+    {
+    }
+
+    /// <summary>Creates a loader whose engine runs with <paramref name="testHooks"/>: faults and limits no option exposes.</summary>
+    internal FileLoader(
+        FileLoaderOptions? options, LoadTestHooks testHooks, ILoggerFactory? loggerFactory = null, TimeProvider? timeProvider = null, IMeterFactory? meterFactory = null)
     {
         FileLoaderOptions copy = (options ?? new FileLoaderOptions()).Clone();
         if (copy.Validate() is { } failure)
@@ -52,7 +59,7 @@ public sealed class FileLoader
             throw new ArgumentException(failure, nameof(options));
         }
 
-        _engine = new LoadEngine(copy, timeProvider ?? TimeProvider.System, new LoadInstruments(meterFactory), loggerFactory?.CreateLogger(LoggerCategory));
+        _engine = new LoadEngine(copy, timeProvider ?? TimeProvider.System, new LoadInstruments(meterFactory), loggerFactory?.CreateLogger(LoggerCategory), testHooks);
     }
 
     /// <summary>Loads a set of files and streams each one out as it is ready.</summary>

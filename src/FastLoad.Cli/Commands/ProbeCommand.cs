@@ -1,6 +1,7 @@
 using System.CommandLine;
 using System.Diagnostics;
 using System.Globalization;
+using FastLoad.Shared;
 
 namespace FastLoad.Cli.Commands;
 

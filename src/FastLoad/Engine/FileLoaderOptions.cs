@@ -76,15 +76,6 @@ public sealed class FileLoaderOptions
     /// </remarks>
     public bool UseMemoryMapping { get; set; }
 
-    /// <summary>Makes the kernel's io_uring look unavailable, as in a sandbox that forbids it (for tests).</summary>
-    internal bool SimulateRingRefusal { get; set; }
-
-    /// <summary>Makes every unbuffered read take the fallback path, as on a file system that refuses them (for tests).</summary>
-    internal bool SimulateUnbufferedRefusal { get; set; }
-
-    /// <summary>Replaces the memory the process can get, so that a test can check the limit without allocating.</summary>
-    internal Func<long>? AvailableMemoryForTests { get; set; }
-
     /// <summary>What is wrong with these options, naming each property; <see langword="null"/> when nothing is.</summary>
     /// <remarks>
     /// Written out rather than generated from the attributes, so that a loader checks its options without reflection or

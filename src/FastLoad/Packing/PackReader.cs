@@ -120,8 +120,10 @@ public sealed class PackReader : IAsyncDisposable
         return LoadAllCoreAsync(cancellationToken);
     }
 
-    /// <summary>The block reads <see cref="LoadAllAsync"/> keeps in flight (and its I/O threads): at least 16, or one per core, at most one per block.</summary>
-    internal int ReadsInFlight => Math.Clamp(_index.Blocks.Length, 1, Math.Max(MinReadsInFlight, Environment.ProcessorCount));
+    /// <summary>Gets how many block reads <see cref="LoadAllAsync"/> keeps in flight, each on an I/O thread of its own.</summary>
+    /// <value>One per block of the pack, up to 16 or the number of cores, whichever is larger.</value>
+    /// <remarks>What a whole-pack load asks of the device at once, as the <c>fastload</c> tool reports it.</remarks>
+    public int ReadsInFlight => Math.Clamp(_index.Blocks.Length, 1, Math.Max(MinReadsInFlight, Environment.ProcessorCount));
 
     private async IAsyncEnumerable<LoadedFile> LoadAllCoreAsync([EnumeratorCancellation] CancellationToken cancellationToken)
     {

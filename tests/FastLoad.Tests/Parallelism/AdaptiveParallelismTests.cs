@@ -1,5 +1,6 @@
 using FastLoad.Engine;
 using FastLoad.FileSystem;
+using FastLoad.Shared;
 using FastLoad.Tests.Infrastructure;
 using Microsoft.Extensions.Time.Testing;
 

@@ -71,7 +71,7 @@ internal sealed unsafe class RingReader
     /// <summary>A reader for <paramref name="run"/>, or <see langword="null"/> with the reason where the kernel offers no ring.</summary>
     public static RingReader? TryCreate(LoadRun run, int depth, out string? refusal)
     {
-        if (run.Options.SimulateRingRefusal)
+        if (run.Hooks.SimulateRingRefusal)
         {
             refusal = "refused for a test";
             return null;

@@ -5,10 +5,10 @@ using Microsoft.Extensions.Logging;
 namespace FastLoad.Engine;
 
 /// <summary>
-/// What every load of one loader shares: its options (a copy, taken when the loader was made), its clock, instruments
-/// and logger. The front door hands it the checked arguments of a call; it starts the load or the chunk stream.
+/// What every load of one loader shares: its options (a copy, taken when the loader was made), its clock, instruments,
+/// logger and test hooks. The front door hands it the checked arguments of a call; it starts the load or the stream.
 /// </summary>
-internal sealed class LoadEngine(FileLoaderOptions options, TimeProvider time, LoadInstruments instruments, ILogger? logger)
+internal sealed class LoadEngine(FileLoaderOptions options, TimeProvider time, LoadInstruments instruments, ILogger? logger, LoadTestHooks hooks)
 {
     private const int MinReadAhead = 2;
     private const int MaxReadAhead = 16;
@@ -21,6 +21,8 @@ internal sealed class LoadEngine(FileLoaderOptions options, TimeProvider time, L
 
     /// <summary>Where to log; <see langword="null"/> when the loader has no logger, so that logging costs nothing.</summary>
     public ILogger? Logger { get; } = logger;
+
+    public LoadTestHooks Hooks { get; } = hooks;
 
     /// <summary>The files of a load as an asynchronous sequence; each enumeration runs the load.</summary>
     public IAsyncEnumerable<LoadedFile> Load(FileSet files, CancellationToken cancellationToken) =>
@@ -47,8 +49,8 @@ internal sealed class LoadEngine(FileLoaderOptions options, TimeProvider time, L
             UsesDefaultBuffers = Options.BufferPool is null,
             Buffering = Options.Buffering,
             MemoryMapped = Options.UseMemoryMapping,
-            SimulateRefusal = Options.SimulateUnbufferedRefusal,
-            AvailableMemory = Options.AvailableMemoryForTests ?? AvailableMemory.Bytes,
+            SimulateRefusal = Hooks.SimulateUnbufferedRefusal,
+            AvailableMemory = Hooks.AvailableMemory ?? AvailableMemory.Bytes,
             FallbackObserved = logger is null ? null : (path, reason) => logger.UnbufferedFallback(path, reason),
         };
     }

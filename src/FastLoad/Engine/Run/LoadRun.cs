@@ -93,6 +93,7 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
         _time = engine.Time;
         _instruments = engine.Instruments;
         _logger = engine.Logger;
+        Hooks = engine.Hooks;
         _inputOrder = _options.Ordering == LoadOrdering.Input;
         _outOfOrder = _inputOrder ? [] : null;
         Budget = new ByteBudget(_options.MemoryBudget);
@@ -123,6 +124,8 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     public LoadInstruments Instruments => _instruments;
 
     public TimeProvider Time => _time;
+
+    public LoadTestHooks Hooks { get; }
 
     public ReadSettings ReadSettings => _readSettings;
 

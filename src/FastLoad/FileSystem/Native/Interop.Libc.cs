@@ -21,8 +21,6 @@ internal static unsafe partial class Interop
     internal const int OpenNonBlocking = 0x800;
     internal const int OpenCloseOnExec = 0x80000;
 
-    internal const int FadviseDontNeed = 4;
-
     /// <summary>STATX_DIOALIGN: the alignment unbuffered I/O needs (Linux 6.1+; absent from the mask on older kernels).</summary>
     internal const uint StatxDioAlign = 0x2000;
 
@@ -109,9 +107,6 @@ internal static unsafe partial class Interop
     [LibraryImport(Libc, EntryPoint = "munmap", SetLastError = true)]
     internal static partial int Munmap(void* address, nuint length);
 
-    [LibraryImport(Libc, EntryPoint = "mincore", SetLastError = true)]
-    internal static partial int Mincore(void* address, nuint length, byte* vector);
-
     internal const int FcntlGetFlags = 3;
     internal const int FcntlSetFlags = 4;
 
@@ -119,13 +114,6 @@ internal static unsafe partial class Interop
     // macOS x64 calls it too; Apple arm64 needs another signature (Interop.Darwin.cs).
     [LibraryImport(Libc, EntryPoint = "fcntl", SetLastError = true)]
     internal static partial int Fcntl(int fd, int command, int argument);
-
-    [LibraryImport(Libc, EntryPoint = "fsync", SetLastError = true)]
-    internal static partial int Fsync(int fd);
-
-    /// <summary>Returns 0 or an errno value (posix_fadvise does not set errno).</summary>
-    [LibraryImport(Libc, EntryPoint = "posix_fadvise")]
-    internal static partial int PosixFadvise(int fd, long offset, long length, int advice);
 
     // Variadic like open(2), and called the same way: the Linux calling conventions match a fixed signature.
     [LibraryImport(Libc, EntryPoint = "openat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]

@@ -3,7 +3,12 @@ using FastLoad.FileSystem;
 
 namespace FastLoad;
 
-/// <summary>Finds and describes the storage device that holds a path. Results are cached per device for 10 seconds.</summary>
+/// <summary>
+/// Finds and describes the storage device that holds a path, as a load does to choose how many reads to run at once.
+/// Public so that an application can see what FastLoad detects, as <c>fastload probe</c> shows it, and set
+/// <c>FileLoaderOptions.Storage</c> where the detection is wrong (a virtual disk often reports rotational whatever
+/// backs it). Results are cached per device for 10 seconds.
+/// </summary>
 public static partial class StorageProbe
 {
     private static readonly StorageProbeCache Cache = new(TimeProvider.System, StorageProbeCache.DefaultLifetime);
