@@ -37,21 +37,26 @@ public sealed class FileLoader
     /// <summary>Creates a loader.</summary>
     /// <param name="options">The options, copied now; <see langword="null"/> for the defaults.</param>
     /// <param name="loggerFactory">Where to log; <see langword="null"/> for no logging.</param>
-    /// <param name="timeProvider">The clock of the adaptive controller's measurement windows; <see langword="null"/> for <see cref="TimeProvider.System"/>.</param>
+    /// <param name="timeProvider">
+    /// The clock of the adaptive controller's measurement windows; <see langword="null"/> for
+    /// <see cref="TimeProvider.System"/>.
+    /// </param>
     /// <param name="meterFactory">
     /// Where the <see cref="FastLoadMetrics.MeterName"/> meter comes from; <see langword="null"/> for a process-wide meter, which is
     /// created in the background after the process's first load (creating a meter costs a new process more than loading
     /// a few hundred files). What loads record before then is recorded when it exists.
     /// </param>
     /// <exception cref="ArgumentException"><paramref name="options"/> has a value out of range or an invalid combination; the message names it.</exception>
-    public FileLoader(FileLoaderOptions? options = null, ILoggerFactory? loggerFactory = null, TimeProvider? timeProvider = null, IMeterFactory? meterFactory = null)
+    public FileLoader(
+        FileLoaderOptions? options = null, ILoggerFactory? loggerFactory = null, TimeProvider? timeProvider = null, IMeterFactory? meterFactory = null)
         : this(options, LoadTestHooks.None, loggerFactory, timeProvider, meterFactory)
     {
     }
 
     /// <summary>Creates a loader whose engine runs with <paramref name="testHooks"/>: faults and limits no option exposes.</summary>
     internal FileLoader(
-        FileLoaderOptions? options, LoadTestHooks testHooks, ILoggerFactory? loggerFactory = null, TimeProvider? timeProvider = null, IMeterFactory? meterFactory = null)
+        FileLoaderOptions? options, LoadTestHooks testHooks, ILoggerFactory? loggerFactory = null,
+        TimeProvider? timeProvider = null, IMeterFactory? meterFactory = null)
     {
         FileLoaderOptions copy = (options ?? new FileLoaderOptions()).Clone();
         if (copy.Validate() is { } failure)
@@ -59,7 +64,8 @@ public sealed class FileLoader
             throw new ArgumentException(failure, nameof(options));
         }
 
-        _engine = new LoadEngine(copy, timeProvider ?? TimeProvider.System, new LoadInstruments(meterFactory), loggerFactory?.CreateLogger(LoggerCategory), testHooks);
+        _engine = new LoadEngine(
+            copy, timeProvider ?? TimeProvider.System, new LoadInstruments(meterFactory), loggerFactory?.CreateLogger(LoggerCategory), testHooks);
     }
 
     /// <summary>Loads a set of files and streams each one out as it is ready.</summary>
@@ -71,7 +77,10 @@ public sealed class FileLoader
     /// </returns>
     /// <exception cref="ArgumentNullException"><paramref name="files"/> is <see langword="null"/>.</exception>
     /// <exception cref="IOException">With <see cref="LoadErrorHandling.Throw"/>, a file could not be read (the message names it).</exception>
-    /// <exception cref="UnauthorizedAccessException">With <see cref="LoadErrorHandling.Throw"/>, a file could not be opened; or a directory of the set could not be enumerated.</exception>
+    /// <exception cref="UnauthorizedAccessException">
+    /// With <see cref="LoadErrorHandling.Throw"/>, a file could not be opened; or a directory of the set could not be
+    /// enumerated.
+    /// </exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
     public IAsyncEnumerable<LoadedFile> LoadAsync(FileSet files, CancellationToken cancellationToken = default)
     {
@@ -89,7 +98,10 @@ public sealed class FileLoader
     /// <returns>What the load did; with <see cref="LoadErrorHandling.Collect"/>, the files that failed are in <see cref="LoadSummary.Failures"/>.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="files"/> or <paramref name="consumer"/> is <see langword="null"/>.</exception>
     /// <exception cref="IOException">With <see cref="LoadErrorHandling.Throw"/>, a file could not be read (the message names it).</exception>
-    /// <exception cref="UnauthorizedAccessException">With <see cref="LoadErrorHandling.Throw"/>, a file could not be opened; or a directory of the set could not be enumerated.</exception>
+    /// <exception cref="UnauthorizedAccessException">
+    /// With <see cref="LoadErrorHandling.Throw"/>, a file could not be opened; or a directory of the set could not be
+    /// enumerated.
+    /// </exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
     /// <remarks>An exception thrown by <paramref name="consumer"/> stops the load and is rethrown, once.</remarks>
     public Task<LoadSummary> LoadAsync(FileSet files, Func<LoadedFile, CancellationToken, ValueTask> consumer, CancellationToken cancellationToken = default)
@@ -140,13 +152,15 @@ public sealed class FileLoader
         return _engine.ReadChunks(path, chunkSize, cancellationToken);
     }
 
-    private Task<LoadSummary> LoadToConsumerAsync(FileSet files, Func<LoadedFile, CancellationToken, ValueTask> consumer, CancellationToken cancellationToken) =>
+    private Task<LoadSummary> LoadToConsumerAsync(
+        FileSet files, Func<LoadedFile, CancellationToken, ValueTask> consumer, CancellationToken cancellationToken) =>
         _engine.Options.ConsumerParallelism == 1
             ? LoadToOneConsumerAsync(files, consumer, cancellationToken)
             : LoadToParallelConsumersAsync(files, consumer, cancellationToken);
 
     /// <summary>One call at a time, on the loop that takes the files: no block to build for the common case.</summary>
-    private async Task<LoadSummary> LoadToOneConsumerAsync(FileSet files, Func<LoadedFile, CancellationToken, ValueTask> consumer, CancellationToken cancellationToken)
+    private async Task<LoadSummary> LoadToOneConsumerAsync(
+        FileSet files, Func<LoadedFile, CancellationToken, ValueTask> consumer, CancellationToken cancellationToken)
     {
         LoadRun run = _engine.CreateRun(files, cancellationToken);
         await using (run.ConfigureAwait(false))
@@ -164,7 +178,8 @@ public sealed class FileLoader
         }
     }
 
-    private async Task<LoadSummary> LoadToParallelConsumersAsync(FileSet files, Func<LoadedFile, CancellationToken, ValueTask> consumer, CancellationToken cancellationToken)
+    private async Task<LoadSummary> LoadToParallelConsumersAsync(
+        FileSet files, Func<LoadedFile, CancellationToken, ValueTask> consumer, CancellationToken cancellationToken)
     {
         using var consumerStop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         Exception? consumerError = null;

@@ -87,17 +87,20 @@ public sealed class FileLoaderOptions
         string? failures = null;
         if (options.MaxDegreeOfParallelism is int parallelism && parallelism is < 1 or > FileLoaderConstants.MaxDegreeOfParallelism)
         {
-            Add(ref failures, $"{nameof(FileLoaderOptions.MaxDegreeOfParallelism)} must be between 1 and {FileLoaderConstants.MaxDegreeOfParallelism}; it is {parallelism}.");
+            Add(ref failures, $"{nameof(FileLoaderOptions.MaxDegreeOfParallelism)} must be between 1 and "
+                + $"{FileLoaderConstants.MaxDegreeOfParallelism}; it is {parallelism}.");
         }
 
         if (options.MemoryBudget < FileLoaderConstants.MinMemoryBudget)
         {
-            Add(ref failures, $"{nameof(FileLoaderOptions.MemoryBudget)} must be at least {FileLoaderConstants.MinMemoryBudget} bytes; it is {options.MemoryBudget}.");
+            Add(ref failures, $"{nameof(FileLoaderOptions.MemoryBudget)} must be at least {FileLoaderConstants.MinMemoryBudget} bytes; "
+                + $"it is {options.MemoryBudget}.");
         }
 
         if (options.ConsumerParallelism is < 1 or > FileLoaderConstants.MaxConsumerParallelism)
         {
-            Add(ref failures, $"{nameof(FileLoaderOptions.ConsumerParallelism)} must be between 1 and {FileLoaderConstants.MaxConsumerParallelism}; it is {options.ConsumerParallelism}.");
+            Add(ref failures, $"{nameof(FileLoaderOptions.ConsumerParallelism)} must be between 1 and "
+                + $"{FileLoaderConstants.MaxConsumerParallelism}; it is {options.ConsumerParallelism}.");
         }
 
         // Range checks rather than Enum.IsDefined: each enum type would compile a generic method at run time.
@@ -113,7 +116,8 @@ public sealed class FileLoaderOptions
 
         if (options.PhysicalOrder == PhysicalOrder.On && options.Ordering == LoadOrdering.Input)
         {
-            Add(ref failures, "PhysicalOrder.On needs Ordering = LoadOrdering.Completion: reading in physical order and delivering in input order would hold every file read ahead of its turn.");
+            Add(ref failures, "PhysicalOrder.On needs Ordering = LoadOrdering.Completion: reading in physical order and delivering in "
+                + "input order would hold every file read ahead of its turn.");
         }
 
         return failures;

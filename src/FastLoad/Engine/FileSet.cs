@@ -45,7 +45,10 @@ public sealed class FileSet
     /// <summary>Creates a set of the files under a directory whose names match a pattern.</summary>
     /// <param name="root">The directory to enumerate.</param>
     /// <param name="pattern">A file name pattern with <c>*</c> and <c>?</c> wildcards.</param>
-    /// <param name="recursive">Whether to include subdirectories; symbolic links to directories are not followed, so a link loop cannot make the enumeration endless.</param>
+    /// <param name="recursive">
+    /// Whether to include subdirectories; symbolic links to directories are not followed, so a link loop cannot make
+    /// the enumeration endless.
+    /// </param>
     /// <returns>A set that enumerates <paramref name="root"/> at each load, in ordinal order of the paths. Hidden files are included.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="root"/> or <paramref name="pattern"/> is <see langword="null"/>.</exception>
     /// <exception cref="ArgumentException"><paramref name="root"/> or <paramref name="pattern"/> is empty.</exception>

@@ -46,7 +46,10 @@ internal sealed class LoadInstruments
         }
     }
 
-    /// <summary>Creates the process-wide instruments on the calling thread after a pause, if nobody has started to: for a thread that is done with a load.</summary>
+    /// <summary>
+    /// Creates the process-wide instruments on the calling thread after a pause, if nobody has started to: for a thread
+    /// that is done with a load.
+    /// </summary>
     public void CreateOnThisThread()
     {
         if (ClaimCreation())
@@ -162,7 +165,8 @@ internal sealed class LoadInstruments
 
         public UpDownCounter<long> ReadsActive { get; } = meter.CreateUpDownCounter<long>(FastLoadMetrics.ReadsActive, "{read}", "File reads running now.");
 
-        public UpDownCounter<long> Parallelism { get; } = meter.CreateUpDownCounter<long>(FastLoadMetrics.Parallelism, "{read}", "Parallelism of the loads running now.");
+        public UpDownCounter<long> Parallelism { get; } = meter.CreateUpDownCounter<long>(
+            FastLoadMetrics.Parallelism, "{read}", "Parallelism of the loads running now.");
     }
 
     /// <summary>What loads recorded before the process-wide instruments existed.</summary>

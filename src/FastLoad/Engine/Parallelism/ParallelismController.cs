@@ -8,7 +8,8 @@ namespace FastLoad.Engine;
 /// Alternating cancels slow drifts of a shared machine and averaging beats window-to-window noise; the window after
 /// every switch is discarded, since it still carries reads queued under the previous limit. When neither direction
 /// pays, the step shrinks and the controller rests a while before trying again, so it follows a device that
-/// changes. The first trial waits a second, so that short loads run at the prior. The limit stays within [1, ceiling]. Thread-safe; time comes from the injected <see cref="TimeProvider"/>.
+/// changes. The first trial waits a second, so that short loads run at the prior. The limit stays within
+/// [1, ceiling]. Thread-safe; time comes from the injected <see cref="TimeProvider"/>.
 /// </summary>
 internal sealed class ParallelismController
 {
@@ -96,7 +97,8 @@ internal sealed class ParallelismController
     {
         Interlocked.Add(ref _windowBytes, bytes);
         long windowFiles = Interlocked.Add(ref _windowFiles, files);
-        if (_time.GetElapsedTime(Volatile.Read(ref _windowStart)) < DefaultWindow || windowFiles < Math.Min(MinimumCompletionsPerWindow, Volatile.Read(ref _limit)))
+        if (_time.GetElapsedTime(Volatile.Read(ref _windowStart)) < DefaultWindow
+            || windowFiles < Math.Min(MinimumCompletionsPerWindow, Volatile.Read(ref _limit)))
         {
             return null;
         }

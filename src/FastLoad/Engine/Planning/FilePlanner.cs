@@ -27,7 +27,8 @@ internal static class FilePlanner
                 cancellationToken.ThrowIfCancellationRequested();
             }
 
-            if (paths[index].Contains(ReplacementCharacter, StringComparison.Ordinal) && !(seenWithReplacement ??= new(StringComparer.Ordinal)).Add(paths[index]))
+            if (paths[index].Contains(ReplacementCharacter, StringComparison.Ordinal)
+                && !(seenWithReplacement ??= new(StringComparer.Ordinal)).Add(paths[index]))
             {
                 (undecodable ??= []).Add(index);
             }
@@ -71,5 +72,7 @@ internal static class FilePlanner
     }
 
     private static IOException NotUtf8(string path) =>
-        new($"'{path}': the file's name is not valid UTF-8 (U+FFFD stands where .NET could not decode its bytes), so it cannot be opened by name. Rename it to load it.");
+        new(
+            $"'{path}': the file's name is not valid UTF-8 (U+FFFD stands where .NET could not decode its bytes), so it "
+            + "cannot be opened by name. Rename it to load it.");
 }

@@ -104,7 +104,10 @@ internal static class ChunkStream
         }
     }
 
-    /// <summary>Reads one chunk: buffered into a pooled array, or unbuffered (<paramref name="alignment"/> &gt; 0) with the request rounded up to the alignment.</summary>
+    /// <summary>
+    /// Reads one chunk: buffered into a pooled array, or unbuffered (<paramref name="alignment"/> &gt; 0) with the
+    /// request rounded up to the alignment.
+    /// </summary>
     private static (FileChunk? Chunk, Exception? Error) ReadChunk(
         SafeFileHandle handle, string path, long index, int chunkSize, long length, int alignment, ArrayPool<byte> pool, CancellationToken cancellationToken)
     {

@@ -15,7 +15,8 @@ internal sealed class DeviceLane
     private readonly LoadRun _run;
     private readonly Pipeline _pipeline;
 
-    private readonly Channel<PlannedFile> _input = Channel.CreateUnbounded<PlannedFile>(new UnboundedChannelOptions { SingleReader = true, SingleWriter = true });
+    private readonly Channel<PlannedFile> _input = Channel.CreateUnbounded<PlannedFile>(
+        new UnboundedChannelOptions { SingleReader = true, SingleWriter = true });
     private readonly ConcurrencyGate _gate;
     private readonly ParallelismController? _controller;
     private readonly bool _physicalOrder;

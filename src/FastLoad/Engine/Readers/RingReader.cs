@@ -55,15 +55,18 @@ internal sealed unsafe class RingReader
         _parallelismCounted = run.Instruments.ParallelismChanged(depth);
     }
 
-    /// <summary>Files in flight at most: the native reference reaches the device's limit here at 64 to 128 (docs/startup.md).</summary>
+    /// <summary>Files in flight at most: deep enough for a native reader to reach an SSD's limit (docs/startup.md).</summary>
     internal const int MaxDepth = 128;
 
     /// <summary>Files read at once.</summary>
     public int Depth => _depth;
 
     /// <summary>How many files a load of <paramref name="fileCount"/> files reads at once through the ring.</summary>
-    public static int DepthFor(FileLoaderOptions options, StorageKind kind, int fileCount) =>
-        Math.Max(1, Math.Min(fileCount, options.MaxDegreeOfParallelism ?? (kind == StorageKind.Rotational ? ParallelismPolicy.RotationalSmallFileDepth : MaxDepth)));
+    public static int DepthFor(FileLoaderOptions options, StorageKind kind, int fileCount)
+    {
+        int limit = options.MaxDegreeOfParallelism ?? (kind == StorageKind.Rotational ? ParallelismPolicy.RotationalSmallFileDepth : MaxDepth);
+        return Math.Max(1, Math.Min(fileCount, limit));
+    }
 
     /// <summary>Whether the kernel has posted results not yet handled (a read of shared memory, no system call).</summary>
     public bool HasResults => _ring.TryPeek(out _, out _);

@@ -189,14 +189,22 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
                 ? _ring.Pump(wait: true)
                 : _callerFile is not null
                     ? TryFinishCallerRead()
-                    : (_directReaders is not null || _callerReadsAlone) && _options.MaxDegreeOfParallelism is null && !DirectReadersRetired && TryClaim(wait: false, out int index) && TryCallerRead(index))
+                    : (_directReaders is not null || _callerReadsAlone)
+                        && _options.MaxDegreeOfParallelism is null
+                        && !DirectReadersRetired
+                        && TryClaim(wait: false, out int index)
+                        && TryCallerRead(index))
             {
                 continue;
             }
 
             lock (_sync)
             {
-                if (_ready.Count > 0 || _outOfOrder?.ContainsKey(_nextIndex) == true || _handedOver == _paths.Length || _fault is not null || _stop.IsCancellationRequested)
+                if (_ready.Count > 0
+                    || _outOfOrder?.ContainsKey(_nextIndex) == true
+                    || _handedOver == _paths.Length
+                    || _fault is not null
+                    || _stop.IsCancellationRequested)
                 {
                     continue;
                 }
@@ -283,7 +291,9 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
         {
             WaitForIdleReadersLocked();
 
-            readersExited = _activeReaders == 0 ? Task.CompletedTask : (_readersExited ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously)).Task;
+            readersExited = _activeReaders == 0
+                ? Task.CompletedTask
+                : (_readersExited ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously)).Task;
         }
 
         if (readersExited.IsCompleted && _pipeline is null)
@@ -773,7 +783,12 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
         {
             _finished = true;
             int threads = DirectThreads;
-            _logger?.LoadCompleted(_fileCount, _byteCount, (long)_time.GetElapsedTime(_startTimestamp).TotalMilliseconds, threads > 0 ? threads : _pipeline?.Summary()?.CurrentParallelism ?? 0, _failures?.Count ?? 0);
+            _logger?.LoadCompleted(
+                _fileCount,
+                _byteCount,
+                (long)_time.GetElapsedTime(_startTimestamp).TotalMilliseconds,
+                threads > 0 ? threads : _pipeline?.Summary()?.CurrentParallelism ?? 0,
+                _failures?.Count ?? 0);
         }
 
         return false;

@@ -14,7 +14,14 @@ internal static partial class PhysicalLayout
         Interop.RetrievalPointersBuffer pointers = default;
         uint returned = 0;
         if (!Interop.DeviceIoControl(
-                handle, Interop.FsctlGetRetrievalPointers, &startingVcn, sizeof(long), &pointers, (uint)sizeof(Interop.RetrievalPointersBuffer), &returned, null)
+                handle,
+                Interop.FsctlGetRetrievalPointers,
+                &startingVcn,
+                sizeof(long),
+                &pointers,
+                (uint)sizeof(Interop.RetrievalPointersBuffer),
+                &returned,
+                null)
             && Marshal.GetLastPInvokeError() != Interop.ErrorMoreData)
         {
             // ERROR_HANDLE_EOF: an empty file, or one small enough to live in its MFT record; others: not NTFS/FAT/ReFS-like.

@@ -10,8 +10,9 @@ namespace FastLoad.FileSystem;
 /// all; the rest is freed at once, so the process gives memory back as soon as a file is disposed, instead of
 /// leaving it to a pool's buckets (the shared array pool keeps dozens of arrays of every size per core) or to the GC.
 /// Larger blocks come in size classes 1/16 apart and are kept only briefly (see <see cref="LargeBlockIdleTime"/>):
-/// fresh memory costs a page fault per page, which on a VM makes a 1 GiB read into a fresh block 3-5x slower
-/// than into a used one, so a load that follows another (model shards, one after the other) reuses its blocks.
+/// fresh memory costs a page fault per page, which makes a large read into a fresh block several times slower than
+/// into a used one (docs/benchmarks.md), so a load that follows another (model shards, one after the other) reuses
+/// its blocks.
 /// Mapping a new large block first frees every idle one, so idle blocks never raise what the process holds above
 /// what its loads held at once.
 /// Blocks are aligned to 4 KiB, as unbuffered reads need. On Linux they are anonymous mappings rather than malloc
@@ -44,7 +45,10 @@ internal static unsafe class NativeBlockPool
 
     private static long s_retained;
 
-    /// <summary>What a buffer for <paramref name="length"/> bytes really occupies (arrays and pooled blocks round up to a power of two, large blocks to their size class).</summary>
+    /// <summary>
+    /// What a buffer for <paramref name="length"/> bytes really occupies (arrays and pooled blocks round up to a power
+    /// of two, large blocks to their size class).
+    /// </summary>
     public static long Footprint(long length) => length switch
     {
         0 => 0,
@@ -64,7 +68,10 @@ internal static unsafe class NativeBlockPool
 
     /// <summary>A block with room for <paramref name="capacity"/> bytes; disposing the contents gives it back.</summary>
     /// <param name="capacity">The bytes needed.</param>
-    /// <param name="forUnbufferedReads">Whether the kernel fills it with unbuffered reads (it then gets transparent huge pages, see <see cref="Allocate"/>).</param>
+    /// <param name="forUnbufferedReads">
+    /// Whether the kernel fills it with unbuffered reads (it then gets transparent huge pages, see
+    /// <see cref="Allocate"/>).
+    /// </param>
     public static NativeContents Rent(long capacity, bool forUnbufferedReads = false)
     {
         if (capacity > MaxPooledLength)
@@ -145,7 +152,10 @@ internal static unsafe class NativeBlockPool
         Free(block, size);
     }
 
-    /// <summary>Frees the large blocks idle for <see cref="LargeBlockIdleTime"/> at <paramref name="now"/> (<see cref="Environment.TickCount64"/>); stops the timer once none is left.</summary>
+    /// <summary>
+    /// Frees the large blocks idle for <see cref="LargeBlockIdleTime"/> at <paramref name="now"/>
+    /// (<see cref="Environment.TickCount64"/>); stops the timer once none is left.
+    /// </summary>
     internal static void TrimIdleLargeBlocks(long now)
     {
         long cutoff = now - (long)LargeBlockIdleTime.TotalMilliseconds;
@@ -208,7 +218,8 @@ internal static unsafe class NativeBlockPool
         void* block = Interop.Mmap(null, (nuint)Math.Max(size, 1), Interop.ProtRead | Interop.ProtWrite, Interop.MapPrivate | Interop.MapAnonymous, -1, 0);
         if (block == (void*)-1)
         {
-            throw new OutOfMemoryException($"Could not map {size:N0} bytes for a file buffer: {Marshal.GetPInvokeErrorMessage(Marshal.GetLastPInvokeError())}.");
+            throw new OutOfMemoryException(
+                $"Could not map {size:N0} bytes for a file buffer: {Marshal.GetPInvokeErrorMessage(Marshal.GetLastPInvokeError())}.");
         }
 
         if (hugePages && size >= HugePageSize)

@@ -45,7 +45,10 @@ internal sealed unsafe class NativeContents : FileContents
         return blocks;
     }
 
-    /// <summary>Allocates <paramref name="capacity"/> bytes aligned to <paramref name="alignment"/> for unbuffered reads, freed (or pooled) on dispose.</summary>
+    /// <summary>
+    /// Allocates <paramref name="capacity"/> bytes aligned to <paramref name="alignment"/> for unbuffered reads, freed
+    /// (or pooled) on dispose.
+    /// </summary>
     public static NativeContents AllocateAligned(long capacity, int alignment)
     {
         if (alignment <= NativeBlockPool.Alignment)

@@ -133,7 +133,8 @@ internal static unsafe partial class Interop
     [LibraryImport(Kernel32, EntryPoint = "GetVolumeInformationW", SetLastError = true, StringMarshalling = StringMarshalling.Utf16)]
     [return: MarshalAs(UnmanagedType.Bool)]
     internal static partial bool GetVolumeInformation(
-        string rootPathName, char* volumeName, uint volumeNameSize, uint* serialNumber, uint* maximumComponentLength, uint* fileSystemFlags, char* fileSystemName, uint fileSystemNameSize);
+        string rootPathName, char* volumeName, uint volumeNameSize, uint* serialNumber, uint* maximumComponentLength,
+        uint* fileSystemFlags, char* fileSystemName, uint fileSystemNameSize);
 
     [LibraryImport(Kernel32, EntryPoint = "CreateFileW", SetLastError = true, StringMarshalling = StringMarshalling.Utf16)]
     internal static partial SafeFileHandle CreateFile(
@@ -142,7 +143,8 @@ internal static unsafe partial class Interop
     [LibraryImport(Kernel32, SetLastError = true)]
     [return: MarshalAs(UnmanagedType.Bool)]
     internal static partial bool DeviceIoControl(
-        SafeFileHandle device, uint ioControlCode, void* inBuffer, uint inBufferSize, void* outBuffer, uint outBufferSize, uint* bytesReturned, void* overlapped);
+        SafeFileHandle device, uint ioControlCode, void* inBuffer, uint inBufferSize, void* outBuffer,
+        uint outBufferSize, uint* bytesReturned, void* overlapped);
 
     [LibraryImport(Kernel32, SetLastError = true)]
     [return: MarshalAs(UnmanagedType.Bool)]

@@ -30,7 +30,8 @@ internal sealed unsafe class IoUring : IDisposable
     private uint _unsubmitted;
     private bool _disposed;
 
-    private IoUring(int fd, in Interop.IoUringParams parameters, byte* sqRing, nuint sqRingSize, byte* cqRing, nuint cqRingSize, Interop.IoUringSqe* sqes, nuint sqesSize)
+    private IoUring(
+        int fd, in Interop.IoUringParams parameters, byte* sqRing, nuint sqRingSize, byte* cqRing, nuint cqRingSize, Interop.IoUringSqe* sqes, nuint sqesSize)
     {
         _fd = fd;
         _sqRing = sqRing;
@@ -110,7 +111,10 @@ internal sealed unsafe class IoUring : IDisposable
     public bool TryOpen(byte* path, int flags, ulong userData) =>
         TryAdd(Interop.IoUringOpOpenAt, Interop.AtFdCwd, (ulong)path, 0, 0, (uint)flags, userData);
 
-    /// <summary>Writes a read of <paramref name="count"/> bytes at <paramref name="offset"/> into <paramref name="buffer"/> (pinned until its completion).</summary>
+    /// <summary>
+    /// Writes a read of <paramref name="count"/> bytes at <paramref name="offset"/> into <paramref name="buffer"/>
+    /// (pinned until its completion).
+    /// </summary>
     public bool TryRead(int fd, byte* buffer, uint count, ulong offset, ulong userData) =>
         TryAdd(Interop.IoUringOpRead, fd, (ulong)buffer, count, offset, 0, userData);
 

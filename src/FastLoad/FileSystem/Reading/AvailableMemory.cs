@@ -29,7 +29,11 @@ internal static class AvailableMemory
             foreach (string line in File.ReadLines("/proc/meminfo"))
             {
                 if (line.StartsWith("MemAvailable:", StringComparison.Ordinal)
-                    && long.TryParse(line.AsSpan("MemAvailable:".Length).Trim().TrimEnd("kB").Trim(), System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out long kib))
+                    && long.TryParse(
+                        line.AsSpan("MemAvailable:".Length).Trim().TrimEnd("kB").Trim(),
+                        System.Globalization.NumberStyles.None,
+                        System.Globalization.CultureInfo.InvariantCulture,
+                        out long kib))
                 {
                     return kib * 1024;
                 }

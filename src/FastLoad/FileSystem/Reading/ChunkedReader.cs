@@ -17,7 +17,8 @@ internal static class ChunkedReader
     /// the file shrank meanwhile); disposes it and rethrows on failure. Each request is rounded up to
     /// <paramref name="requestAlignment"/> (unbuffered reads need aligned sizes; the contents must have room).
     /// </summary>
-    public static FileContents ReadInto(FileContents contents, SafeFileHandle handle, string path, long length, int requestAlignment, CancellationToken cancellationToken)
+    public static FileContents ReadInto(
+        FileContents contents, SafeFileHandle handle, string path, long length, int requestAlignment, CancellationToken cancellationToken)
     {
         try
         {
@@ -32,7 +33,8 @@ internal static class ChunkedReader
     }
 
     /// <returns>The bytes read from the start without a gap.</returns>
-    private static long Read(SafeFileHandle handle, string path, long length, int requestAlignment, FileContents destination, CancellationToken cancellationToken)
+    private static long Read(
+        SafeFileHandle handle, string path, long length, int requestAlignment, FileContents destination, CancellationToken cancellationToken)
     {
         const int chunkSize = ReadSettings.ChunkSize;
         bool sequentialStreams = requestAlignment <= 1;

@@ -6,7 +6,10 @@ namespace FastLoad;
 /// </summary>
 public enum FileBuffering
 {
-    /// <summary>Unbuffered for files of 1 GiB and more (one-shot reads that would otherwise evict that much of everything else from the cache), buffered below.</summary>
+    /// <summary>
+    /// Unbuffered for files of 1 GiB and more (one-shot reads that would otherwise evict that much of everything else
+    /// from the cache), buffered below.
+    /// </summary>
     Auto = 0,
 
     /// <summary>Always through the page cache.</summary>

@@ -15,7 +15,8 @@ internal static unsafe class MappedFile
     /// <param name="wrap">Makes the contents from the mapped pointer; a parameter so that a test can make it fail.</param>
     public static FileContents Map(ref SafeFileHandle handle, long length, Func<IntPtr, long, Action, FileContents>? wrap = null)
     {
-        MemoryMappedFile mapping = MemoryMappedFile.CreateFromFile(handle, mapName: null, 0, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: false);
+        MemoryMappedFile mapping = MemoryMappedFile.CreateFromFile(
+            handle, mapName: null, 0, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: false);
         handle = null!; // Owned by the mapping now.
         MemoryMappedViewAccessor? view = null;
         bool acquired = false;

@@ -16,12 +16,14 @@ internal static partial class UnbufferedReader
     /// returns the short count at the end of the file.
     /// </summary>
     [SupportedOSPlatform("windows")]
-    private static FileContents? TryReadWindows(SafeFileHandle checkedHandle, string path, long length, ReadSettings settings, CancellationToken cancellationToken)
+    private static FileContents? TryReadWindows(
+        SafeFileHandle checkedHandle, string path, long length, ReadSettings settings, CancellationToken cancellationToken)
     {
         SafeFileHandle direct;
         try
         {
-            direct = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete, FileOptions.Asynchronous | Interop.NoBuffering);
+            direct = File.OpenHandle(
+                path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete, FileOptions.Asynchronous | Interop.NoBuffering);
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
         {

@@ -56,7 +56,10 @@ internal static partial class UnbufferedReader
         return 0;
     }
 
-    /// <summary>Reads the file into memory aligned to <paramref name="alignment"/>, every request a whole multiple of it; frees the memory on failure.</summary>
+    /// <summary>
+    /// Reads the file into memory aligned to <paramref name="alignment"/>, every request a whole multiple of it; frees
+    /// the memory on failure.
+    /// </summary>
     private static FileContents ReadAligned(SafeFileHandle handle, string path, long length, int alignment, CancellationToken cancellationToken) =>
         ChunkedReader.ReadInto(
             NativeContents.AllocateAligned(ChunkedReader.RoundUp(length, alignment), alignment), handle, path, length, alignment, cancellationToken);

@@ -105,7 +105,8 @@ internal static class WholeFileReader
 
             return read >= 0
                 ? (int)read
-                : throw new IOException($"Could not read '{path}' at offset {offset:N0}: {System.Runtime.InteropServices.Marshal.GetPInvokeErrorMessage(errno)}");
+                : throw new IOException(
+                    $"Could not read '{path}' at offset {offset:N0}: {System.Runtime.InteropServices.Marshal.GetPInvokeErrorMessage(errno)}");
         }
 
         try

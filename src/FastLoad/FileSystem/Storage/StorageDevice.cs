@@ -3,7 +3,8 @@ namespace FastLoad;
 /// <summary>The storage device that holds a path, as the operating system describes it.</summary>
 public sealed class StorageDevice
 {
-    internal StorageDevice(string deviceId, string name, StorageKind kind, StorageBus bus, bool? isRotational, int? queueSize, string? model, string? fileSystem)
+    internal StorageDevice(
+        string deviceId, string name, StorageKind kind, StorageBus bus, bool? isRotational, int? queueSize, string? model, string? fileSystem)
     {
         DeviceId = deviceId;
         Name = name;

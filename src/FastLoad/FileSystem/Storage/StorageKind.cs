@@ -1,6 +1,9 @@
 namespace FastLoad;
 
-/// <summary>What kind of storage a device is, as far as choosing a queue depth goes. A prior, not a verdict: the load corrects it from measured throughput.</summary>
+/// <summary>
+/// What kind of storage a device is, as far as choosing a queue depth goes. A prior, not a verdict: the load corrects
+/// it from measured throughput.
+/// </summary>
 public enum StorageKind
 {
     /// <summary>

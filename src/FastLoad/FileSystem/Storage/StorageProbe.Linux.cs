@@ -45,7 +45,15 @@ public static partial class StorageProbe
         {
             string slaveBlock = ResolveDirectory(slave);
             StorageDevice under = DescribeBlockDevice(id, slaveBlock, Path.GetFileName(slaveBlock), fileSystem, depth + 1);
-            return new StorageDevice(id, $"{name} on {under.Name}", under.Kind, under.Bus, under.IsRotational, ReadInt(block, "queue/nr_requests") ?? under.QueueSize, under.Model, fileSystem);
+            return new StorageDevice(
+                id,
+                $"{name} on {under.Name}",
+                under.Kind,
+                under.Bus,
+                under.IsRotational,
+                ReadInt(block, "queue/nr_requests") ?? under.QueueSize,
+                under.Model,
+                fileSystem);
         }
 
         bool? rotational = ReadInt(block, "queue/rotational") is int flag ? flag != 0 : null;
@@ -71,7 +79,9 @@ public static partial class StorageProbe
             _ when name.StartsWith("vd", StringComparison.Ordinal) => StorageBus.Virtio,
             _ when name.StartsWith("sd", StringComparison.Ordinal) || name.StartsWith("hd", StringComparison.Ordinal) => StorageBus.Scsi,
             _ when name.StartsWith("mmcblk", StringComparison.Ordinal) => StorageBus.Mmc,
-            _ when name.StartsWith("zram", StringComparison.Ordinal) || name.StartsWith("ram", StringComparison.Ordinal) || name.StartsWith("pmem", StringComparison.Ordinal) => StorageBus.Memory,
+            _ when name.StartsWith("zram", StringComparison.Ordinal)
+                || name.StartsWith("ram", StringComparison.Ordinal)
+                || name.StartsWith("pmem", StringComparison.Ordinal) => StorageBus.Memory,
             _ => StorageBus.Unknown,
         };
 

@@ -32,8 +32,10 @@ public static partial class StorageProbe
         string name = source is null ? key : source.StartsWith("/dev/", StringComparison.Ordinal) ? source[5..] : source;
         StorageDevice described = fileSystem switch
         {
-            not null when DarwinNetworkFileSystems.Contains(fileSystem) => new StorageDevice(id, name, StorageKind.Network, StorageBus.Network, null, null, null, fileSystem),
-            not null when DarwinMemoryFileSystems.Contains(fileSystem) => new StorageDevice(id, name, StorageKind.Memory, StorageBus.Memory, null, null, null, fileSystem),
+            not null when DarwinNetworkFileSystems.Contains(fileSystem) => new StorageDevice(
+                id, name, StorageKind.Network, StorageBus.Network, null, null, null, fileSystem),
+            not null when DarwinMemoryFileSystems.Contains(fileSystem) => new StorageDevice(
+                id, name, StorageKind.Memory, StorageBus.Memory, null, null, null, fileSystem),
             _ => new StorageDevice(id, name, StorageKind.Unknown, StorageBus.Unknown, null, null, null, fileSystem),
         };
         return Cache.Add(key, described);

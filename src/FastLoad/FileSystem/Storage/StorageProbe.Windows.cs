@@ -46,7 +46,8 @@ public static partial class StorageProbe
         StorageBus bus = busType switch
         {
             Interop.BusTypeNvme => StorageBus.Nvme,
-            Interop.BusTypeScsi or Interop.BusTypeAtapi or Interop.BusTypeAta or Interop.BusTypeUsb or Interop.BusTypeSas or Interop.BusTypeSata => StorageBus.Scsi,
+            Interop.BusTypeScsi or Interop.BusTypeAtapi or Interop.BusTypeAta
+                or Interop.BusTypeUsb or Interop.BusTypeSas or Interop.BusTypeSata => StorageBus.Scsi,
             Interop.BusTypeSd or Interop.BusTypeMmc => StorageBus.Mmc,
             _ => StorageBus.Unknown,
         };
@@ -72,7 +73,14 @@ public static partial class StorageProbe
         Interop.DeviceSeekPenaltyDescriptor descriptor = default;
         uint returned = 0;
         bool queried = Interop.DeviceIoControl(
-            volume, Interop.IoctlStorageQueryProperty, &query, (uint)sizeof(Interop.StoragePropertyQuery), &descriptor, (uint)sizeof(Interop.DeviceSeekPenaltyDescriptor), &returned, null);
+            volume,
+            Interop.IoctlStorageQueryProperty,
+            &query,
+            (uint)sizeof(Interop.StoragePropertyQuery),
+            &descriptor,
+            (uint)sizeof(Interop.DeviceSeekPenaltyDescriptor),
+            &returned,
+            null);
         return queried && returned >= sizeof(Interop.DeviceSeekPenaltyDescriptor) ? descriptor.IncursSeekPenalty != 0 : null;
     }
 
@@ -83,7 +91,8 @@ public static partial class StorageProbe
         var query = new Interop.StoragePropertyQuery { PropertyId = Interop.StorageDeviceProperty, QueryType = Interop.PropertyStandardQuery };
         byte* buffer = stackalloc byte[DeviceDescriptorCapacity];
         uint returned = 0;
-        if (!Interop.DeviceIoControl(volume, Interop.IoctlStorageQueryProperty, &query, (uint)sizeof(Interop.StoragePropertyQuery), buffer, DeviceDescriptorCapacity, &returned, null)
+        if (!Interop.DeviceIoControl(
+            volume, Interop.IoctlStorageQueryProperty, &query, (uint)sizeof(Interop.StoragePropertyQuery), buffer, DeviceDescriptorCapacity, &returned, null)
             || returned < sizeof(Interop.StorageDeviceDescriptor))
         {
             return (-1, null);

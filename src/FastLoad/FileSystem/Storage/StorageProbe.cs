@@ -44,7 +44,8 @@ public static partial class StorageProbe
             return DescribeMacOS(path);
         }
 
-        return new StorageDevice(string.Empty, Path.GetPathRoot(Path.GetFullPath(path)) ?? path, StorageKind.Unknown, StorageBus.Unknown, null, null, null, null);
+        return new StorageDevice(
+            string.Empty, Path.GetPathRoot(Path.GetFullPath(path)) ?? path, StorageKind.Unknown, StorageBus.Unknown, null, null, null, null);
     }
 
     /// <summary>Describes a device by the id <c>statx</c> gave a file on it (major in the high 32 bits).</summary>

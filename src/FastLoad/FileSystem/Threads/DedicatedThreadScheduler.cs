@@ -89,7 +89,8 @@ internal sealed class DedicatedThreadScheduler : TaskScheduler, IDisposable
         }
 
         // Disposed: a late continuation still runs, on the pool.
-        ThreadPool.UnsafeQueueUserWorkItem(static state => ((DedicatedThreadScheduler)state!.Item1).TryExecuteTask(state.Item2), (this, task), preferLocal: false);
+        ThreadPool.UnsafeQueueUserWorkItem(
+            static state => ((DedicatedThreadScheduler)state!.Item1).TryExecuteTask(state.Item2), (this, task), preferLocal: false);
     }
 
     // Called by whoever queues a task and by each worker that has just taken one (after it stopped counting as idle):
