@@ -74,16 +74,16 @@ public static partial class StorageProbe
 
     /// <summary>The bus a whole disk's kernel name tells.</summary>
     private static StorageBus BusOf(string name) => name switch
-        {
-            _ when name.StartsWith("nvme", StringComparison.Ordinal) => StorageBus.Nvme,
-            _ when name.StartsWith("vd", StringComparison.Ordinal) => StorageBus.Virtio,
-            _ when name.StartsWith("sd", StringComparison.Ordinal) || name.StartsWith("hd", StringComparison.Ordinal) => StorageBus.Scsi,
-            _ when name.StartsWith("mmcblk", StringComparison.Ordinal) => StorageBus.Mmc,
-            _ when name.StartsWith("zram", StringComparison.Ordinal)
-                || name.StartsWith("ram", StringComparison.Ordinal)
-                || name.StartsWith("pmem", StringComparison.Ordinal) => StorageBus.Memory,
-            _ => StorageBus.Unknown,
-        };
+    {
+        _ when name.StartsWith("nvme", StringComparison.Ordinal) => StorageBus.Nvme,
+        _ when name.StartsWith("vd", StringComparison.Ordinal) => StorageBus.Virtio,
+        _ when name.StartsWith("sd", StringComparison.Ordinal) || name.StartsWith("hd", StringComparison.Ordinal) => StorageBus.Scsi,
+        _ when name.StartsWith("mmcblk", StringComparison.Ordinal) => StorageBus.Mmc,
+        _ when name.StartsWith("zram", StringComparison.Ordinal)
+            || name.StartsWith("ram", StringComparison.Ordinal)
+            || name.StartsWith("pmem", StringComparison.Ordinal) => StorageBus.Memory,
+        _ => StorageBus.Unknown,
+    };
 
     /// <summary>
     /// The sysfs directory of the whole disk for a device number (a partition maps to its disk), and the disk's kernel
