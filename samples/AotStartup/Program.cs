@@ -8,6 +8,7 @@
 using System.Diagnostics;
 using System.Globalization;
 using FastLoad;
+using FastLoad.Shared;
 
 // First statement: the clock the whole start-up is measured against.
 long mainStart = Stopwatch.GetTimestamp();

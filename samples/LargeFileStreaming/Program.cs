@@ -7,6 +7,7 @@
 using System.Diagnostics;
 using System.Security.Cryptography;
 using FastLoad;
+using FastLoad.Shared;
 
 string? made = null;
 string path = args.Length > 0 && !int.TryParse(args[0], out _)

@@ -12,7 +12,7 @@ internal static class LoadProgress
     public static bool IsWanted(bool json) =>
         !json && !Console.IsOutputRedirected && AnsiConsole.Profile.Capabilities.Interactive;
 
-    // The bar is redrawn a few times a second anyway; updating it once per file (24k files/s) cost about 10% of the load.
+    // The bar is redrawn a few times a second anyway; updating it once per file costs a fast load a share of its time.
     private static readonly TimeSpan UpdateInterval = TimeSpan.FromMilliseconds(100);
 
     /// <summary>Runs <paramref name="load"/>, passing it a callback to report each loaded file's length; the bar follows the counts every 100 ms.</summary>

@@ -22,7 +22,10 @@ public static class FastLoadFileProviderHostApplicationBuilderExtensions
     /// <param name="name">The service key.</param>
     /// <param name="packPath">The pack file; a relative path is under <see cref="IHostEnvironment.ContentRootPath"/>.</param>
     /// <param name="cancellationToken">Stops the opening.</param>
-    /// <returns>The provider, usable before the host is built (for example by <c>AddJsonFile(provider, ...)</c>); the host's services dispose it once it has been resolved.</returns>
+    /// <returns>
+    /// The provider, usable before the host is built (for example by <c>AddJsonFile(provider, ...)</c>); the host's
+    /// services dispose it once it has been resolved.
+    /// </returns>
     /// <exception cref="ArgumentNullException"><paramref name="builder"/> or <paramref name="name"/> is <see langword="null"/>.</exception>
     /// <exception cref="ArgumentException"><paramref name="packPath"/> is <see langword="null"/> or empty.</exception>
     /// <exception cref="FileNotFoundException">The pack does not exist.</exception>
@@ -30,32 +33,48 @@ public static class FastLoadFileProviderHostApplicationBuilderExtensions
     /// <exception cref="IOException">The pack could not be read.</exception>
     /// <exception cref="UnauthorizedAccessException">The pack could not be opened for reading.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
-    public static Task<PackFileProvider> AddFastLoadPackAsync(this IHostApplicationBuilder builder, string name, string packPath, CancellationToken cancellationToken = default)
+    public static Task<PackFileProvider> AddFastLoadPackAsync(
+        this IHostApplicationBuilder builder, string name, string packPath, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(builder);
         ArgumentException.ThrowIfNullOrEmpty(packPath);
         return builder.Services.AddFastLoadPackAsync(name, Path.Combine(builder.Environment.ContentRootPath, packPath), cancellationToken);
     }
 
-    /// <summary>Loads every file of a folder into memory now and registers the files as a keyed singleton <see cref="IFileProvider"/> named <paramref name="name"/>.</summary>
+    /// <summary>
+    /// Loads every file of a folder into memory now and registers the files as a keyed singleton
+    /// <see cref="IFileProvider"/> named <paramref name="name"/>.
+    /// </summary>
     /// <param name="builder">The host builder.</param>
     /// <param name="name">The service key.</param>
     /// <param name="folder">The folder; a relative path is under <see cref="IHostEnvironment.ContentRootPath"/>.</param>
-    /// <param name="memoryLimit">The most bytes of file contents to hold; the default is <see cref="PreloadedFileProvider.DefaultMemoryLimit"/> (64 MiB).</param>
+    /// <param name="memoryLimit">
+    /// The most bytes of file contents to hold; the default is <see cref="PreloadedFileProvider.DefaultMemoryLimit"/>
+    /// (64 MiB).
+    /// </param>
     /// <param name="cancellationToken">Stops the load.</param>
     /// <returns>The provider, usable before the host is built.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="builder"/> or <paramref name="name"/> is <see langword="null"/>.</exception>
     /// <exception cref="ArgumentException"><paramref name="folder"/> is <see langword="null"/> or empty.</exception>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="memoryLimit"/> is negative.</exception>
     /// <exception cref="DirectoryNotFoundException"><paramref name="folder"/> does not exist.</exception>
-    /// <exception cref="InvalidOperationException">The folder holds more than <paramref name="memoryLimit"/> bytes; the message names the folder, its size and the limit.</exception>
+    /// <exception cref="InvalidOperationException">
+    /// The folder holds more than <paramref name="memoryLimit"/> bytes; the message names the folder, its size and the
+    /// limit.
+    /// </exception>
     /// <exception cref="IOException">A file could not be read.</exception>
     /// <exception cref="UnauthorizedAccessException">A file or folder could not be opened.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
-    public static Task<PreloadedFileProvider> AddFastLoadPreloadedFolderAsync(this IHostApplicationBuilder builder, string name, string folder, long memoryLimit = PreloadedFileProvider.DefaultMemoryLimit, CancellationToken cancellationToken = default)
+    public static Task<PreloadedFileProvider> AddFastLoadPreloadedFolderAsync(
+        this IHostApplicationBuilder builder,
+        string name,
+        string folder,
+        long memoryLimit = PreloadedFileProvider.DefaultMemoryLimit,
+        CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(builder);
         ArgumentException.ThrowIfNullOrEmpty(folder);
-        return builder.Services.AddFastLoadPreloadedFolderAsync(name, Path.Combine(builder.Environment.ContentRootPath, folder), memoryLimit, cancellationToken);
+        return builder.Services.AddFastLoadPreloadedFolderAsync(
+            name, Path.Combine(builder.Environment.ContentRootPath, folder), memoryLimit, cancellationToken);
     }
 }

@@ -14,7 +14,10 @@ public static class FastLoadFileProviderServiceCollectionExtensions
     /// <param name="name">The service key.</param>
     /// <param name="packPath">The pack file.</param>
     /// <param name="cancellationToken">Stops the opening.</param>
-    /// <returns>The provider, usable before the service provider is built (for example by <c>AddJsonFile(provider, ...)</c>); the service provider disposes it, and with it the pack, once it has been resolved.</returns>
+    /// <returns>
+    /// The provider, usable before the service provider is built (for example by <c>AddJsonFile(provider, ...)</c>);
+    /// the service provider disposes it, and with it the pack, once it has been resolved.
+    /// </returns>
     /// <exception cref="ArgumentNullException"><paramref name="services"/> or <paramref name="name"/> is <see langword="null"/>.</exception>
     /// <exception cref="ArgumentException"><paramref name="packPath"/> is <see langword="null"/> or empty.</exception>
     /// <exception cref="FileNotFoundException">The pack does not exist.</exception>
@@ -22,7 +25,8 @@ public static class FastLoadFileProviderServiceCollectionExtensions
     /// <exception cref="IOException">The pack could not be read.</exception>
     /// <exception cref="UnauthorizedAccessException">The pack could not be opened for reading.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
-    public static async Task<PackFileProvider> AddFastLoadPackAsync(this IServiceCollection services, string name, string packPath, CancellationToken cancellationToken = default)
+    public static async Task<PackFileProvider> AddFastLoadPackAsync(
+        this IServiceCollection services, string name, string packPath, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(services);
         ArgumentNullException.ThrowIfNull(name);
@@ -39,18 +43,29 @@ public static class FastLoadFileProviderServiceCollectionExtensions
     /// <param name="services">The service collection.</param>
     /// <param name="name">The service key.</param>
     /// <param name="folder">The folder.</param>
-    /// <param name="memoryLimit">The most bytes of file contents to hold; the default is <see cref="PreloadedFileProvider.DefaultMemoryLimit"/> (64 MiB).</param>
+    /// <param name="memoryLimit">
+    /// The most bytes of file contents to hold; the default is <see cref="PreloadedFileProvider.DefaultMemoryLimit"/>
+    /// (64 MiB).
+    /// </param>
     /// <param name="cancellationToken">Stops the load.</param>
     /// <returns>The provider, usable before the service provider is built.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="services"/> or <paramref name="name"/> is <see langword="null"/>.</exception>
     /// <exception cref="ArgumentException"><paramref name="folder"/> is <see langword="null"/> or empty.</exception>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="memoryLimit"/> is negative.</exception>
     /// <exception cref="DirectoryNotFoundException"><paramref name="folder"/> does not exist.</exception>
-    /// <exception cref="InvalidOperationException">The folder holds more than <paramref name="memoryLimit"/> bytes; the message names the folder, its size and the limit.</exception>
+    /// <exception cref="InvalidOperationException">
+    /// The folder holds more than <paramref name="memoryLimit"/> bytes; the message names the folder, its size and the
+    /// limit.
+    /// </exception>
     /// <exception cref="IOException">A file could not be read.</exception>
     /// <exception cref="UnauthorizedAccessException">A file or folder could not be opened.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
-    public static async Task<PreloadedFileProvider> AddFastLoadPreloadedFolderAsync(this IServiceCollection services, string name, string folder, long memoryLimit = PreloadedFileProvider.DefaultMemoryLimit, CancellationToken cancellationToken = default)
+    public static async Task<PreloadedFileProvider> AddFastLoadPreloadedFolderAsync(
+        this IServiceCollection services,
+        string name,
+        string folder,
+        long memoryLimit = PreloadedFileProvider.DefaultMemoryLimit,
+        CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(services);
         ArgumentNullException.ThrowIfNull(name);

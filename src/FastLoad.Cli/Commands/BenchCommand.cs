@@ -13,22 +13,29 @@ internal static class BenchCommand
     {
         var path = new Argument<string>("path") { Description = "The folder whose files to load." };
         var pattern = new Option<string>("--pattern") { Description = "File name pattern (* and ?).", DefaultValueFactory = _ => "*" };
-        var rounds = new Option<int>("--rounds") { Description = "Rounds; each runs every method once, cold. Medians are reported.", DefaultValueFactory = _ => 3 };
+        var rounds = new Option<int>("--rounds")
+        {
+            Description = "Rounds; each runs every method once, cold. Medians are reported.",
+            DefaultValueFactory = _ => 3,
+        };
         var limit = new Option<int>("--limit") { Description = "Most files to load.", DefaultValueFactory = _ => 100_000 };
         var json = new Option<bool>("--json") { Description = "Print the medians as one JSON object (progress goes to stderr)." };
         var nativeReader = new Option<string?>("--native-reader") { Description = "Also measure this build of benchmarks/native/reference-reader.c." };
         var command = new Command(
             "bench",
-            "Load your files cold, each time in a new process, with sequential File.ReadAllBytes, Parallel.ForEachAsync, FastLoad and raw libc threads, and compare.")
+            "Load your files cold, each time in a new process, with sequential File.ReadAllBytes, Parallel.ForEachAsync, "
+                + "FastLoad and raw libc threads, and compare.")
         {
             path, pattern, rounds, limit, json, nativeReader,
         };
         command.SetAction((parse, cancellationToken) => RunAsync(
-            parse.GetValue(path)!, parse.GetValue(pattern)!, parse.GetValue(rounds), parse.GetValue(limit), parse.GetValue(json), parse.GetValue(nativeReader), cancellationToken));
+            parse.GetValue(path)!, parse.GetValue(pattern)!, parse.GetValue(rounds), parse.GetValue(limit),
+            parse.GetValue(json), parse.GetValue(nativeReader), cancellationToken));
         return command;
     }
 
-    private static async Task<int> RunAsync(string path, string pattern, int rounds, int limit, bool json, string? nativeReader, CancellationToken cancellationToken)
+    private static async Task<int> RunAsync(
+        string path, string pattern, int rounds, int limit, bool json, string? nativeReader, CancellationToken cancellationToken)
     {
         if (rounds < 1 || limit < 1)
         {

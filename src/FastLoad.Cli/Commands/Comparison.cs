@@ -26,7 +26,9 @@ internal static class Comparison
         if (nativeReader is not null)
         {
             methods.Add(new Contender(
-                NativeKey, $"Native reader (C, {ReferenceReader.DefaultThreads} threads)", list => Start(Path.GetFullPath(nativeReader), $"{ReferenceReader.DefaultThreads}", list)));
+                NativeKey,
+                $"Native reader (C, {ReferenceReader.DefaultThreads} threads)",
+                list => Start(Path.GetFullPath(nativeReader), $"{ReferenceReader.DefaultThreads}", list)));
         }
 
         long expectedBytes = paths.Sum(path => new FileInfo(path).Length);
@@ -160,7 +162,9 @@ internal static class Comparison
         }
 
         return new Measured(
-            double.Parse(fields[0], CultureInfo.InvariantCulture), double.Parse(fields[1], CultureInfo.InvariantCulture), long.Parse(fields[2], CultureInfo.InvariantCulture));
+            double.Parse(fields[0], CultureInfo.InvariantCulture),
+            double.Parse(fields[1], CultureInfo.InvariantCulture),
+            long.Parse(fields[2], CultureInfo.InvariantCulture));
     }
 
     private static void PrintTable(List<Row> rows, int files, long bytes, int rounds)
@@ -172,12 +176,14 @@ internal static class Comparison
         Console.WriteLine($"Medians of {rounds} cold rounds, {files:N0} files, {bytes / 1e6:N1} MB; each load in a new process:");
         Console.WriteLine();
         Console.WriteLine($"| {"Method",-52} | {"first load",10} | {"files/s",9} | {"vs first",8} | {"later load, files/s",19} | {"vs reference",12} |");
-        Console.WriteLine($"|{new string('-', 54)}|{new string('-', 11)}:|{new string('-', 10)}:|{new string('-', 9)}:|{new string('-', 20)}:|{new string('-', 13)}:|");
+        Console.WriteLine(
+            $"|{new string('-', 54)}|{new string('-', 11)}:|{new string('-', 10)}:|{new string('-', 9)}:|{new string('-', 20)}:|{new string('-', 13)}:|");
         foreach (Row row in rows)
         {
             string versusReference = reference is null ? "" : $"{reference.LaterSeconds / row.LaterSeconds:F2}x";
             Console.WriteLine(
-                $"| {row.Name,-52} | {row.FirstSeconds * 1000,7:F1} ms | {files / row.FirstSeconds,9:N0} | {baseline / row.FirstSeconds,7:F2}x | {files / row.LaterSeconds,19:N0} | {versusReference,12} |");
+                $"| {row.Name,-52} | {row.FirstSeconds * 1000,7:F1} ms | {files / row.FirstSeconds,9:N0} | "
+                + $"{baseline / row.FirstSeconds,7:F2}x | {files / row.LaterSeconds,19:N0} | {versusReference,12} |");
         }
 
         Console.WriteLine();

@@ -17,10 +17,17 @@ internal static class DemoCommand
         var count = new Option<int>("--files") { Description = "Number of files to generate.", DefaultValueFactory = _ => 10_000 };
         var minSize = new Option<int>("--min-size") { Description = "Smallest file, in bytes.", DefaultValueFactory = _ => 2 * KiB };
         var maxSize = new Option<int>("--max-size") { Description = "Largest file, in bytes.", DefaultValueFactory = _ => 128 * KiB };
-        var rounds = new Option<int>("--rounds") { Description = "Rounds; each round runs every method once, cold. Medians are reported.", DefaultValueFactory = _ => 3 };
+        var rounds = new Option<int>("--rounds")
+        {
+            Description = "Rounds; each round runs every method once, cold. Medians are reported.",
+            DefaultValueFactory = _ => 3,
+        };
         var directory = new Option<string?>("--dir") { Description = "Where to generate the files (default: a new temporary folder, removed at the end)." };
 
-        var command = new Command("demo", "Generate 10,000 files of 2-128 KiB and load them cold, each load in a new process: File.ReadAllBytes loop, Parallel.ForEachAsync, FastLoad, raw libc threads.")
+        var command = new Command(
+            "demo",
+            "Generate 10,000 files of 2-128 KiB and load them cold, each load in a new process: File.ReadAllBytes loop, "
+                + "Parallel.ForEachAsync, FastLoad, raw libc threads.")
         {
             count, minSize, maxSize, rounds, directory,
         };

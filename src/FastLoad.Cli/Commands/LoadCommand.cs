@@ -15,7 +15,10 @@ internal static class LoadCommand
         var recursive = new Option<bool>("--recursive", "-r") { Description = "Include the subfolders of folders." };
         var dop = new Option<int?>("--dop") { Description = "Files read at once (default: automatic)." };
         var budget = new Option<long?>("--budget") { Description = "Memory budget in bytes (default: from the machine's memory)." };
-        var cold = new Option<bool>("--cold") { Description = "Evict every file from the page cache first (Linux: fsync + posix_fadvise DONTNEED; no root needed)." };
+        var cold = new Option<bool>("--cold")
+        {
+            Description = "Evict every file from the page cache first (Linux: fsync + posix_fadvise DONTNEED; no root needed).",
+        };
         var json = new Option<bool>("--json") { Description = "Print one JSON object instead of text." };
         var checksum = new Option<bool>("--checksum") { Description = "Report a SHA-256 checksum of the loaded contents, independent of order." };
 
@@ -176,7 +179,8 @@ internal static class LoadCommand
 
     private static void WriteText(Report report)
     {
-        (int files, long bytes, IReadOnlyList<LoadFailure> failures, int dop, int initialDop, IReadOnlyList<int> history, string storage, double seconds, string cache, string? checksum) = report;
+        (int files, long bytes, IReadOnlyList<LoadFailure> failures, int dop, int initialDop, IReadOnlyList<int> history,
+            string storage, double seconds, string cache, string? checksum) = report;
         Console.WriteLine($"files      {files:N0}");
         Console.WriteLine($"bytes      {bytes:N0}");
         Console.WriteLine($"failed     {failures.Count:N0}");
@@ -199,7 +203,8 @@ internal static class LoadCommand
 
     private static void WriteJson(Report report)
     {
-        (int files, long bytes, IReadOnlyList<LoadFailure> failures, int dop, int initialDop, IReadOnlyList<int> history, string storage, double seconds, string cache, string? checksum) = report;
+        (int files, long bytes, IReadOnlyList<LoadFailure> failures, int dop, int initialDop, IReadOnlyList<int> history,
+            string storage, double seconds, string cache, string? checksum) = report;
         using var stream = Console.OpenStandardOutput();
         using (var writer = new Utf8JsonWriter(stream, new JsonWriterOptions { Indented = true }))
         {

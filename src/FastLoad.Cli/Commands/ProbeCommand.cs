@@ -1,6 +1,7 @@
 using System.CommandLine;
 using System.Diagnostics;
 using System.Globalization;
+using FastLoad.Shared;
 
 namespace FastLoad.Cli.Commands;
 
@@ -19,10 +20,21 @@ internal static class ProbeCommand
         var path = new Argument<string>("path") { Description = "A folder (or file) on the device to probe." };
         var maxDepth = new Option<int>("--max-depth") { Description = "Deepest queue to try (powers of two up to it).", DefaultValueFactory = _ => 128 };
         var limit = new Option<int>("--limit") { Description = "Most files to load per depth.", DefaultValueFactory = _ => 10_000 };
-        var rounds = new Option<int>("--rounds") { Description = "Rounds; each loads the files cold at every depth and automatically. Medians are reported.", DefaultValueFactory = _ => 3 };
-        var budget = new Option<long?>("--budget") { Description = "Memory budget in bytes (default: from the machine's memory). It bounds the files in flight whatever the depth." };
-        var command = new Command("probe", "Describe the storage device of a path and sweep the queue depth on its files, cold.") { path, maxDepth, limit, rounds, budget };
-        command.SetAction((parse, cancellationToken) => RunAsync(parse.GetValue(path)!, parse.GetValue(maxDepth), parse.GetValue(limit), parse.GetValue(rounds), parse.GetValue(budget), cancellationToken));
+        var rounds = new Option<int>("--rounds")
+        {
+            Description = "Rounds; each loads the files cold at every depth and automatically. Medians are reported.",
+            DefaultValueFactory = _ => 3,
+        };
+        var budget = new Option<long?>("--budget")
+        {
+            Description = "Memory budget in bytes (default: from the machine's memory). It bounds the files in flight whatever the depth.",
+        };
+        var command = new Command("probe", "Describe the storage device of a path and sweep the queue depth on its files, cold.")
+        {
+            path, maxDepth, limit, rounds, budget,
+        };
+        command.SetAction((parse, cancellationToken) => RunAsync(
+            parse.GetValue(path)!, parse.GetValue(maxDepth), parse.GetValue(limit), parse.GetValue(rounds), parse.GetValue(budget), cancellationToken));
         return command;
     }
 
@@ -54,7 +66,10 @@ internal static class ProbeCommand
         }
 
         Console.WriteLine($"device     {device}");
-        Console.WriteLine($"prior      {device.Kind}{(device.Bus == StorageBus.Virtio ? " (a virtio disk's rotational flag is the hypervisor's default, so it is not trusted)" : string.Empty)}");
+        string untrusted = device.Bus == StorageBus.Virtio
+            ? " (a virtio disk's rotational flag is the hypervisor's default, so it is not trusted)"
+            : string.Empty;
+        Console.WriteLine($"prior      {device.Kind}{untrusted}");
         if (files.Count == 0)
         {
             Console.WriteLine("No files under the path: nothing to sweep.");
@@ -66,7 +81,9 @@ internal static class ProbeCommand
             Console.WriteLine("Warning: this OS cannot evict files from the page cache; the sweep measures a warm cache.");
         }
 
-        Console.WriteLine($"sweep      {files.Count:N0} files, cold at each depth, {rounds} round{(rounds == 1 ? string.Empty : "s")}, memory budget {memoryBudget / (1024 * 1024):N0} MiB");
+        Console.WriteLine(
+            $"sweep      {files.Count:N0} files, cold at each depth, {rounds} round{(rounds == 1 ? string.Empty : "s")}, "
+            + $"memory budget {memoryBudget / (1024 * 1024):N0} MiB");
         var settings = new List<int?>();
         for (int depth = 1; depth <= maxDepth; depth *= 2)
         {
@@ -81,7 +98,8 @@ internal static class ProbeCommand
         {
             foreach (int? setting in settings.Skip(round % settings.Count).Concat(settings.Take(round % settings.Count)))
             {
-                (LoadSummary summary, double elapsed) = await LoadColdAsync(files, new FileLoaderOptions { MaxDegreeOfParallelism = setting, MemoryBudget = memoryBudget }, cancellationToken);
+                (LoadSummary summary, double elapsed) = await LoadColdAsync(
+                    files, new FileLoaderOptions { MaxDegreeOfParallelism = setting, MemoryBudget = memoryBudget }, cancellationToken);
                 seconds[setting ?? 0].Add(elapsed);
                 bytes = summary.ByteCount;
                 if (setting is null)
@@ -99,17 +117,22 @@ internal static class ProbeCommand
         foreach ((int key, double elapsed) in median)
         {
             string name = key == 0 ? "automatic" : key.ToString(CultureInfo.InvariantCulture);
-            Console.WriteLine($"| {name,9} | {elapsed * 1000,9:N0} | {files.Count / elapsed,9:N0} | {bytes / elapsed / 1e6,8:N1} | {bestSeconds / elapsed,7:P0} |");
+            Console.WriteLine(
+                $"| {name,9} | {elapsed * 1000,9:N0} | {files.Count / elapsed,9:N0} | {bytes / elapsed / 1e6,8:N1} | {bestSeconds / elapsed,7:P0} |");
         }
 
         int recommended = median.Where(pair => pair.Key != 0 && bestSeconds / pair.Value >= WithinBest).Min(pair => pair.Key);
         Console.WriteLine();
         Console.WriteLine($"recommended  {recommended} (the smallest depth within {1 - WithinBest:P0} of the best)");
-        Console.WriteLine($"automatic    {bestSeconds / median[0]:P0} of the best fixed depth; started at {automaticRuns[0].InitialDegreeOfParallelism}, settled at {string.Join(", ", automaticRuns.Select(run => run.DegreeOfParallelism))} in the {rounds} round{(rounds == 1 ? string.Empty : "s")}");
+        string settled = string.Join(", ", automaticRuns.Select(run => run.DegreeOfParallelism));
+        Console.WriteLine(
+            $"automatic    {bestSeconds / median[0]:P0} of the best fixed depth; started at {automaticRuns[0].InitialDegreeOfParallelism}, "
+            + $"settled at {settled} in the {rounds} round{(rounds == 1 ? string.Empty : "s")}");
         return ExitCodes.Success;
     }
 
-    private static async Task<(LoadSummary Summary, double Seconds)> LoadColdAsync(List<string> files, FileLoaderOptions options, CancellationToken cancellationToken)
+    private static async Task<(LoadSummary Summary, double Seconds)> LoadColdAsync(
+        List<string> files, FileLoaderOptions options, CancellationToken cancellationToken)
     {
         options.ErrorHandling = LoadErrorHandling.Collect;
         Shared.SyntheticFileSet.Evict(files);

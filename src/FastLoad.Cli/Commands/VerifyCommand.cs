@@ -8,7 +8,11 @@ internal static class VerifyCommand
     public static Command Create()
     {
         var file = new Argument<string>("file") { Description = "The pack to check." };
-        var command = new Command("verify", "Check a pack: header, footer, index, every block and every entry's hash. Exit code 1 if anything is wrong.") { file };
+        var command = new Command(
+            "verify", "Check a pack: header, footer, index, every block and every entry's hash. Exit code 1 if anything is wrong.")
+        {
+            file,
+        };
         command.SetAction((parse, cancellationToken) => PackFailures.RunAsync(async () =>
         {
             await using PackReader reader = await PackReader.OpenAsync(parse.GetValue(file)!, cancellationToken);

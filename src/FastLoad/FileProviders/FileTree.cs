@@ -68,7 +68,9 @@ internal sealed class FileTree
 
     public IDirectoryContents GetDirectoryContents(string subpath)
     {
-        if (subpath is null || !PhysicalFileProviderRules.TryNormalize(subpath, out string name) || !_directories.TryGetValue(name, out List<IFileInfo>? entries))
+        if (subpath is null
+            || !PhysicalFileProviderRules.TryNormalize(subpath, out string name)
+            || !_directories.TryGetValue(name, out List<IFileInfo>? entries))
         {
             return NotFoundDirectoryContents.Singleton;
         }

@@ -54,7 +54,10 @@ public sealed class PackFileProvider : IFileProvider, IDisposable, IAsyncDisposa
     /// <param name="options">The pack reader's options; <see langword="null"/> for the defaults.</param>
     /// <param name="cancellationToken">Stops the opening.</param>
     /// <returns>The provider; dispose it to close the pack.</returns>
-    /// <exception cref="ArgumentException"><paramref name="path"/> is <see langword="null"/> or empty, or <paramref name="options"/> has a value out of range.</exception>
+    /// <exception cref="ArgumentException">
+    /// <paramref name="path"/> is <see langword="null"/> or empty, or <paramref name="options"/> has a value out of
+    /// range.
+    /// </exception>
     /// <exception cref="FileNotFoundException">The pack does not exist.</exception>
     /// <exception cref="InvalidDataException">The pack is truncated, of another format or version, or has a corrupt index.</exception>
     /// <exception cref="IOException">The pack could not be read.</exception>

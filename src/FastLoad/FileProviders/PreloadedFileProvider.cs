@@ -59,17 +59,24 @@ public sealed class PreloadedFileProvider : IFileProvider
     /// <summary>Loads every file under a folder, subfolders included, and serves them from memory.</summary>
     /// <param name="root">The folder.</param>
     /// <param name="memoryLimit">The most bytes of file contents to hold; the default is <see cref="DefaultMemoryLimit"/> (64 MiB).</param>
-    /// <param name="loader">The loader to read with (its options: parallelism, budget, cold-start path); <see langword="null"/> for a new one with the default options.</param>
+    /// <param name="loader">
+    /// The loader to read with (its options: parallelism, budget, cold-start path); <see langword="null"/> for a new
+    /// one with the default options.
+    /// </param>
     /// <param name="cancellationToken">Stops the load.</param>
     /// <returns>The provider, holding every file of the folder.</returns>
     /// <exception cref="ArgumentException"><paramref name="root"/> is <see langword="null"/> or empty.</exception>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="memoryLimit"/> is negative.</exception>
     /// <exception cref="DirectoryNotFoundException"><paramref name="root"/> does not exist.</exception>
-    /// <exception cref="InvalidOperationException">The folder holds more than <paramref name="memoryLimit"/> bytes; the message names the folder, its size and the limit.</exception>
+    /// <exception cref="InvalidOperationException">
+    /// The folder holds more than <paramref name="memoryLimit"/> bytes; the message names the folder, its size and the
+    /// limit.
+    /// </exception>
     /// <exception cref="IOException">A file could not be read.</exception>
     /// <exception cref="UnauthorizedAccessException">A file or folder could not be opened.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
-    public static async Task<PreloadedFileProvider> LoadAsync(string root, long memoryLimit = DefaultMemoryLimit, FileLoader? loader = null, CancellationToken cancellationToken = default)
+    public static async Task<PreloadedFileProvider> LoadAsync(
+        string root, long memoryLimit = DefaultMemoryLimit, FileLoader? loader = null, CancellationToken cancellationToken = default)
     {
         ArgumentException.ThrowIfNullOrEmpty(root);
         ArgumentOutOfRangeException.ThrowIfNegative(memoryLimit);
@@ -134,8 +141,8 @@ public sealed class PreloadedFileProvider : IFileProvider
             }
         }
 
-        return new InvalidOperationException(string.Create(
-            CultureInfo.InvariantCulture,
-            $"The folder '{root}' holds {size:N0} bytes, more than the preloaded provider's limit of {memoryLimit:N0} bytes. Raise the limit, or serve the folder from disk or from a pack."));
+        string sizes = string.Create(
+            CultureInfo.InvariantCulture, $"holds {size:N0} bytes, more than the preloaded provider's limit of {memoryLimit:N0} bytes");
+        return new InvalidOperationException($"The folder '{root}' {sizes}. Raise the limit, or serve the folder from disk or from a pack.");
     }
 }

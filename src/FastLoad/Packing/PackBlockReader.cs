@@ -42,7 +42,10 @@ internal static class PackBlockReader
             int length = LZ4Codec.Decode(stored.AsSpan(0, block.StoredLength), destination);
             if (length != block.RawLength)
             {
-                throw PackErrors.Corrupt(packPath, block.Offset, $"block {blockIndex} does not decode to its {block.RawLength} bytes ({(length < 0 ? "malformed LZ4" : $"{length} bytes")})");
+                throw PackErrors.Corrupt(
+                    packPath,
+                    block.Offset,
+                    $"block {blockIndex} does not decode to its {block.RawLength} bytes ({(length < 0 ? "malformed LZ4" : $"{length} bytes")})");
             }
         }
         finally

@@ -101,7 +101,13 @@ internal sealed class PackBuilder
         int cores = Environment.ProcessorCount;
         var compress = new TransformBlock<(byte[] Buffer, int Length), (byte[] Buffer, int Length, int RawLength, byte Codec)>(
             Compress,
-            new ExecutionDataflowBlockOptions { MaxDegreeOfParallelism = cores, BoundedCapacity = 2 * cores, EnsureOrdered = true, CancellationToken = cancellationToken });
+            new ExecutionDataflowBlockOptions
+            {
+                MaxDegreeOfParallelism = cores,
+                BoundedCapacity = 2 * cores,
+                EnsureOrdered = true,
+                CancellationToken = cancellationToken,
+            });
         var write = new ActionBlock<(byte[] Buffer, int Length, int RawLength, byte Codec)>(
             Write,
             new ExecutionDataflowBlockOptions { MaxDegreeOfParallelism = 1, BoundedCapacity = 2 * cores, CancellationToken = cancellationToken });

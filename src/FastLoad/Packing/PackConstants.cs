@@ -8,7 +8,7 @@ internal static class PackConstants
     /// <summary>Blocks are decoded whole into one buffer; 64 MiB keeps that well inside any budget.</summary>
     public const int MaxBlockSize = 64 * 1024 * 1024;
 
-    /// <summary>1 MiB: large sequential reads (seed 002) and enough blocks to decode a pack of a few MiB on all cores.</summary>
+    /// <summary>1 MiB: large sequential reads, and enough blocks to decode a pack of a few MiB on all cores.</summary>
     public const int DefaultBlockSize = 1024 * 1024;
 
     /// <summary>LZ4's own scale (as <c>lz4 -0</c> .. <c>-12</c>, K4os <c>LZ4Level</c>): 0-2 fast, 3-9 HC, 10-12 optimal parsing.</summary>

@@ -1,6 +1,5 @@
 using System.Runtime.InteropServices;
-using FastLoad.Internal;
-using FastLoad.Planning;
+using FastLoad.FileSystem;
 using Microsoft.Win32.SafeHandles;
 
 namespace FastLoad.Packing;
@@ -51,7 +50,8 @@ internal static partial class PackExtraction
         }
     }
 
-    private static SafeFileHandle CreateFileAt(SafeFileHandle folder, string leaf, string target, string name, string root, Dictionary<string, string> extracted)
+    private static SafeFileHandle CreateFileAt(
+        SafeFileHandle folder, string leaf, string target, string name, string root, Dictionary<string, string> extracted)
     {
         int fd = (int)folder.DangerousGetHandle();
         int flags = Interop.OpenWriteOnly | Interop.OpenCreate | Interop.OpenExclusive | Interop.OpenNoFollow | Interop.OpenCloseOnExec;
@@ -85,7 +85,8 @@ internal static partial class PackExtraction
                 case FileKind.Directory:
                     throw new IOException($"The entry '{name}' is not written: '{target}' is a folder.");
                 default:
-                    throw new IOException($"The entry '{name}' is not written: '{target}' is a symbolic link or special file, which could lead outside '{root}'.");
+                    throw new IOException(
+                        $"The entry '{name}' is not written: '{target}' is a symbolic link or special file, which could lead outside '{root}'.");
             }
 
             CheckCaseClash(target, name, extracted);

@@ -84,7 +84,8 @@ internal static partial class PackExtraction
         if (extracted.TryGetValue(target, out string? earlier) && !IsListedExactly(target))
         {
             throw new IOException(
-                $"The entry '{name}' is not written: the file system of '{Path.GetDirectoryName(target)}' ignores case, so it is the file of the entry '{earlier}', already extracted.");
+                $"The entry '{name}' is not written: the file system of '{Path.GetDirectoryName(target)}' ignores case, "
+                + $"so it is the file of the entry '{earlier}', already extracted.");
         }
     }
 

@@ -72,7 +72,11 @@ internal sealed class PackIndex
         if (indexLength < PackFormat.IndexHeaderSize || indexOffset < PackFormat.HeaderSize || indexOffset > footerOffset
             || indexLength != footerOffset - indexOffset || indexLength > Array.MaxLength)
         {
-            throw PackErrors.Corrupt(packPath, footerOffset, $"the footer places the index at offset {indexOffset} with length {indexLength}, but it must fill {PackFormat.HeaderSize}..{footerOffset} up to the footer");
+            throw PackErrors.Corrupt(
+                packPath,
+                footerOffset,
+                $"the footer places the index at offset {indexOffset} with length {indexLength}, but it must fill "
+                + $"{PackFormat.HeaderSize}..{footerOffset} up to the footer");
         }
 
         byte[] index = new byte[indexLength];
@@ -97,10 +101,16 @@ internal sealed class PackIndex
             throw PackErrors.Corrupt(packPath, indexOffset, $"block size {blockSize} is outside {PackConstants.MinBlockSize}..{PackConstants.MaxBlockSize}");
         }
 
-        long expectedLength = PackFormat.IndexHeaderSize + ((long)blockCount * PackFormat.BlockRecordSize) + ((long)entryCount * PackFormat.EntryRecordSize) + namesLength;
+        long expectedLength = PackFormat.IndexHeaderSize
+            + ((long)blockCount * PackFormat.BlockRecordSize)
+            + ((long)entryCount * PackFormat.EntryRecordSize)
+            + namesLength;
         if (expectedLength != index.Length)
         {
-            throw PackErrors.Corrupt(packPath, indexOffset, $"{blockCount} blocks, {entryCount} entries and {namesLength} name bytes need an index of {expectedLength} bytes, not {index.Length}");
+            throw PackErrors.Corrupt(
+                packPath,
+                indexOffset,
+                $"{blockCount} blocks, {entryCount} entries and {namesLength} name bytes need an index of {expectedLength} bytes, not {index.Length}");
         }
 
         if (dataLength < 0 || dataLength > (long)blockCount * blockSize || dataLength <= ((long)blockCount - 1) * blockSize)
@@ -108,7 +118,8 @@ internal sealed class PackIndex
             throw PackErrors.Corrupt(packPath, indexOffset + 16, $"{dataLength} bytes of data do not fill {blockCount} blocks of {blockSize} bytes");
         }
 
-        PackBlock[] blocks = ParseBlocks(index.Slice(PackFormat.IndexHeaderSize, (int)blockCount * PackFormat.BlockRecordSize), indexOffset, blockSize, dataLength, packPath);
+        PackBlock[] blocks = ParseBlocks(
+            index.Slice(PackFormat.IndexHeaderSize, (int)blockCount * PackFormat.BlockRecordSize), indexOffset, blockSize, dataLength, packPath);
         int entriesStart = PackFormat.IndexHeaderSize + (blocks.Length * PackFormat.BlockRecordSize);
         int namesStart = entriesStart + ((int)entryCount * PackFormat.EntryRecordSize);
         ReadOnlySpan<byte> names = index[namesStart..];
@@ -128,7 +139,8 @@ internal sealed class PackIndex
             ulong hash = BinaryPrimitives.ReadUInt64LittleEndian(record[24..]);
             if (nameLength is 0 or > PackNames.MaxNameBytes || nameOffset > names.Length || nameLength > names.Length - nameOffset)
             {
-                throw PackErrors.CorruptEntry(packPath, recordOffset, i, null, $"its name ({nameLength} bytes at {nameOffset}) lies outside the {names.Length} bytes of names");
+                throw PackErrors.CorruptEntry(
+                    packPath, recordOffset, i, null, $"its name ({nameLength} bytes at {nameOffset}) lies outside the {names.Length} bytes of names");
             }
 
             string name = DecodeName(names.Slice((int)nameOffset, (int)nameLength), recordOffset, i, packPath);
@@ -141,12 +153,19 @@ internal sealed class PackIndex
             // entry, leaves a gap, or points into another block.
             if (block != position / blockSize || offsetInBlock != position % blockSize)
             {
-                throw PackErrors.CorruptEntry(packPath, recordOffset, i, name, $"declares block {block} offset {offsetInBlock}, but the previous entries end in block {position / blockSize} at offset {position % blockSize} (overlap or gap)");
+                throw PackErrors.CorruptEntry(
+                    packPath,
+                    recordOffset,
+                    i,
+                    name,
+                    $"declares block {block} offset {offsetInBlock}, but the previous entries end in block "
+                    + $"{position / blockSize} at offset {position % blockSize} (overlap or gap)");
             }
 
             if (length < 0 || length > dataLength - position || length > Array.MaxLength)
             {
-                throw PackErrors.CorruptEntry(packPath, recordOffset, i, name, $"declares {length} bytes, but only {dataLength - position} bytes of data remain");
+                throw PackErrors.CorruptEntry(
+                    packPath, recordOffset, i, name, $"declares {length} bytes, but only {dataLength - position} bytes of data remain");
             }
 
             var entry = new PackEntry(name, i, position, length, hash);
@@ -182,12 +201,16 @@ internal sealed class PackIndex
             int expectedRaw = (int)Math.Min(blockSize, dataLength - ((long)i * blockSize));
             if (offset != expectedOffset)
             {
-                throw PackErrors.Corrupt(packPath, recordOffset, $"block {i} starts at {offset}, but blocks lie back to back from the header, so it must start at {expectedOffset}");
+                throw PackErrors.Corrupt(
+                    packPath, recordOffset, $"block {i} starts at {offset}, but blocks lie back to back from the header, so it must start at {expectedOffset}");
             }
 
             if (raw != expectedRaw)
             {
-                throw PackErrors.Corrupt(packPath, recordOffset, $"block {i} declares {raw} bytes uncompressed; blocks of {blockSize} bytes over {dataLength} bytes of data make it {expectedRaw}");
+                throw PackErrors.Corrupt(
+                    packPath,
+                    recordOffset,
+                    $"block {i} declares {raw} bytes uncompressed; blocks of {blockSize} bytes over {dataLength} bytes of data make it {expectedRaw}");
             }
 
             bool storedOk = codec switch
@@ -198,7 +221,10 @@ internal sealed class PackIndex
             };
             if (!storedOk || record[17..].IndexOfAnyExcept((byte)0) >= 0)
             {
-                throw PackErrors.Corrupt(packPath, recordOffset, $"block {i} has codec {codec} and {stored} stored bytes for {raw} bytes: impossible (a decompression bomb or a corrupt record)");
+                throw PackErrors.Corrupt(
+                    packPath,
+                    recordOffset,
+                    $"block {i} has codec {codec} and {stored} stored bytes for {raw} bytes: impossible (a decompression bomb or a corrupt record)");
             }
 
             blocks[i] = new PackBlock(offset, stored, raw, codec);
@@ -235,7 +261,8 @@ internal sealed class PackIndex
         byte[][] names = entries.Select(entry => Encoding.UTF8.GetBytes(entry.Name)).ToArray();
         int namesLength = names.Sum(name => name.Length);
         long dataLength = entries.Sum(entry => entry.Length);
-        byte[] index = new byte[PackFormat.IndexHeaderSize + (blocks.Count * PackFormat.BlockRecordSize) + (entries.Count * PackFormat.EntryRecordSize) + namesLength];
+        byte[] index = new byte[
+            PackFormat.IndexHeaderSize + (blocks.Count * PackFormat.BlockRecordSize) + (entries.Count * PackFormat.EntryRecordSize) + namesLength];
         Span<byte> span = index;
         BinaryPrimitives.WriteInt32LittleEndian(span, blockSize);
         BinaryPrimitives.WriteInt32LittleEndian(span[4..], blocks.Count);

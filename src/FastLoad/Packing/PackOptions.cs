@@ -11,7 +11,10 @@ public sealed class PackOptions
     [Range(PackConstants.MinBlockSize, PackConstants.MaxBlockSize)]
     public int BlockSize { get; set; } = PackConstants.DefaultBlockSize;
 
-    /// <summary>Gets or sets the LZ4 compression level, on LZ4's own scale: 0 to 2 fast, 3 to 9 high compression (HC), 10 to 12 HC with optimal parsing.</summary>
+    /// <summary>
+    /// Gets or sets the LZ4 compression level, on LZ4's own scale: 0 to 2 fast, 3 to 9 high compression (HC), 10 to 12
+    /// HC with optimal parsing.
+    /// </summary>
     /// <value>The default value is 0 (fast); from 0 to 12.</value>
     /// <remarks>
     /// Higher levels make smaller packs, packed more slowly; a pack decodes about as fast at every level. Use an HC level
@@ -21,7 +24,10 @@ public sealed class PackOptions
     [Range(PackConstants.MinLevel, PackConstants.MaxLevel)]
     public int Level { get; set; } = PackConstants.DefaultLevel;
 
-    /// <summary>Gets or sets the largest compressed size, in percent of the block, that is still stored compressed; a block that compresses less is stored raw.</summary>
+    /// <summary>
+    /// Gets or sets the largest compressed size, in percent of the block, that is still stored compressed; a block that
+    /// compresses less is stored raw.
+    /// </summary>
     /// <value>The default value is 90 (a block must shrink by at least 10%); from 1 to 100.</value>
     [Range(PackConstants.MinRawThresholdPercent, PackConstants.MaxRawThresholdPercent)]
     public int RawThresholdPercent { get; set; } = PackConstants.DefaultRawThresholdPercent;

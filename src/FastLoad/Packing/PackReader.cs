@@ -1,8 +1,7 @@
 using System.Buffers;
 using System.Runtime.CompilerServices;
-using FastLoad.Internal;
+using FastLoad.FileSystem;
 using FastLoad.Packing;
-using FastLoad.Reading;
 using Microsoft.Extensions.Options;
 using Microsoft.Win32.SafeHandles;
 
@@ -24,7 +23,7 @@ namespace FastLoad;
 /// </example>
 public sealed class PackReader : IAsyncDisposable
 {
-    // Large reads in flight: seed 002 found 8 outstanding requests best; the threads also decode, so at least one per core.
+    // A few large reads in flight keep the device busy; the threads also decode, so at least one per core.
     private const int MinReadsInFlight = 16;
     private const int CachedBlocks = 4;
 
@@ -59,7 +58,10 @@ public sealed class PackReader : IAsyncDisposable
     /// <returns>The open pack; dispose it to close the file.</returns>
     /// <exception cref="ArgumentException"><paramref name="path"/> is <see langword="null"/> or empty.</exception>
     /// <exception cref="FileNotFoundException">The pack does not exist.</exception>
-    /// <exception cref="InvalidDataException">The pack is truncated, has a wrong magic number or version, or an index that is corrupt; the message names what and the offset.</exception>
+    /// <exception cref="InvalidDataException">
+    /// The pack is truncated, has a wrong magic number or version, or an index that is corrupt; the message names what
+    /// and the offset.
+    /// </exception>
     /// <exception cref="IOException">The pack could not be read.</exception>
     /// <exception cref="UnauthorizedAccessException">The pack could not be opened for reading.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
@@ -71,9 +73,15 @@ public sealed class PackReader : IAsyncDisposable
     /// <param name="options">The memory budget and buffer pool; <see langword="null"/> for the defaults.</param>
     /// <param name="cancellationToken">Stops the opening.</param>
     /// <returns>The open pack; dispose it to close the file.</returns>
-    /// <exception cref="ArgumentException"><paramref name="path"/> is <see langword="null"/> or empty, or <paramref name="options"/> has a value out of range.</exception>
+    /// <exception cref="ArgumentException">
+    /// <paramref name="path"/> is <see langword="null"/> or empty, or <paramref name="options"/> has a value out of
+    /// range.
+    /// </exception>
     /// <exception cref="FileNotFoundException">The pack does not exist.</exception>
-    /// <exception cref="InvalidDataException">The pack is truncated, has a wrong magic number or version, or an index that is corrupt; the message names what and the offset.</exception>
+    /// <exception cref="InvalidDataException">
+    /// The pack is truncated, has a wrong magic number or version, or an index that is corrupt; the message names what
+    /// and the offset.
+    /// </exception>
     /// <exception cref="IOException">The pack could not be read.</exception>
     /// <exception cref="UnauthorizedAccessException">The pack could not be opened for reading.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
@@ -121,8 +129,10 @@ public sealed class PackReader : IAsyncDisposable
         return LoadAllCoreAsync(cancellationToken);
     }
 
-    /// <summary>The block reads <see cref="LoadAllAsync"/> keeps in flight (and its I/O threads): at least 16, or one per core, at most one per block.</summary>
-    internal int ReadsInFlight => Math.Clamp(_index.Blocks.Length, 1, Math.Max(MinReadsInFlight, Environment.ProcessorCount));
+    /// <summary>Gets how many block reads <see cref="LoadAllAsync"/> keeps in flight, each on an I/O thread of its own.</summary>
+    /// <value>One per block of the pack, up to 16 or the number of cores, whichever is larger.</value>
+    /// <remarks>What a whole-pack load asks of the device at once, as the <c>fastload</c> tool reports it.</remarks>
+    public int ReadsInFlight => Math.Clamp(_index.Blocks.Length, 1, Math.Max(MinReadsInFlight, Environment.ProcessorCount));
 
     private async IAsyncEnumerable<LoadedFile> LoadAllCoreAsync([EnumeratorCancellation] CancellationToken cancellationToken)
     {
@@ -152,12 +162,15 @@ public sealed class PackReader : IAsyncDisposable
                 long blockEnd = blockStart;
                 if (k < blocks.Length)
                 {
-                    while (next < blocks.Length && inFlight.Count < window && (inFlight.Count == 0 || charged + Charge(blocks[next]) + startingEntries[next] <= _options.MemoryBudget))
+                    while (next < blocks.Length
+                        && inFlight.Count < window
+                        && (inFlight.Count == 0 || charged + Charge(blocks[next]) + startingEntries[next] <= _options.MemoryBudget))
                     {
                         int b = next++;
                         charged += Charge(blocks[b]) + startingEntries[b];
                         inFlight.Enqueue((
-                            Task.Factory.StartNew(() => PackBlockReader.ReadAndDecode(_handle, Path, blocks[b], b, _pool), cancellationToken, TaskCreationOptions.None, threads),
+                            Task.Factory.StartNew(
+                                () => PackBlockReader.ReadAndDecode(_handle, Path, blocks[b], b, _pool), cancellationToken, TaskCreationOptions.None, threads),
                             Charge(blocks[b])));
                     }
 
@@ -237,7 +250,9 @@ public sealed class PackReader : IAsyncDisposable
         PackErrors.CorruptEntry(Path, BlockOf(entry).Offset, entry.Index, entry.Name, "its contents do not match its hash");
 
     private PackBlock BlockOf(PackEntry entry) =>
-        _index.Blocks.Length == 0 ? new PackBlock(PackFormat.HeaderSize, 0, 0, 0) : _index.Blocks[Math.Min(entry.DataOffset / _index.BlockSize, _index.Blocks.Length - 1)];
+        _index.Blocks.Length == 0
+            ? new PackBlock(PackFormat.HeaderSize, 0, 0, 0)
+            : _index.Blocks[Math.Min(entry.DataOffset / _index.BlockSize, _index.Blocks.Length - 1)];
 
     private async Task DrainAsync(Queue<(Task<byte[]> Block, long Charge)> inFlight)
     {
@@ -358,7 +373,10 @@ public sealed class PackReader : IAsyncDisposable
     /// <exception cref="ArgumentException"><paramref name="directory"/> is <see langword="null"/> or empty.</exception>
     /// <exception cref="ObjectDisposedException">The reader was disposed.</exception>
     /// <exception cref="InvalidDataException">A block does not decode, or an entry does not match its hash.</exception>
-    /// <exception cref="IOException">A file could not be written, a symbolic link or non-directory stands where an entry's folder or file goes, or two entries differ only by case and the file system ignores case (the second is not written).</exception>
+    /// <exception cref="IOException">
+    /// A file could not be written, a symbolic link or non-directory stands where an entry's folder or file goes, or
+    /// two entries differ only by case and the file system ignores case (the second is not written).
+    /// </exception>
     /// <exception cref="UnauthorizedAccessException">A file or folder could not be created.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
     public Task ExtractAsync(string directory, CancellationToken cancellationToken = default)
@@ -381,7 +399,13 @@ public sealed class PackReader : IAsyncDisposable
                 // platforms check each folder by path first (docs/reliability.md says what they lack).
                 using SafeFileHandle file = OperatingSystem.IsLinux()
                     ? PackExtraction.CreateTargetLinux(root, entry.Path, extracted)
-                    : File.OpenHandle(PackExtraction.PrepareTarget(root, entry.Path, safeDirectories, extracted), FileMode.CreateNew, FileAccess.Write, FileShare.None, FileOptions.None, entry.Length);
+                    : File.OpenHandle(
+                        PackExtraction.PrepareTarget(root, entry.Path, safeDirectories, extracted),
+                        FileMode.CreateNew,
+                        FileAccess.Write,
+                        FileShare.None,
+                        FileOptions.None,
+                        entry.Length);
                 await RandomAccess.WriteAsync(file, entry.Data, 0, cancellationToken).ConfigureAwait(false);
             }
         }

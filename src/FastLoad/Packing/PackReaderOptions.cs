@@ -7,7 +7,10 @@ namespace FastLoad;
 public sealed class PackReaderOptions
 {
     /// <summary>Gets or sets the most bytes <see cref="PackReader.LoadAllAsync"/> holds at once in blocks being read or decoded.</summary>
-    /// <value>The default value is the default <see cref="FileLoaderOptions.MemoryBudget"/>. The minimum is 64 KiB; one block is always let through, so a block larger than the budget still loads, alone.</value>
+    /// <value>
+    /// The default value is the default <see cref="FileLoaderOptions.MemoryBudget"/>. The minimum is 64 KiB; one block
+    /// is always let through, so a block larger than the budget still loads, alone.
+    /// </value>
     /// <remarks>Entries handed to you are yours until you dispose them and no longer count against the budget.</remarks>
     [Range(FileLoaderConstants.MinMemoryBudget, long.MaxValue)]
     public long MemoryBudget { get; set; } = FileLoaderConstants.DefaultMemoryBudget;

@@ -1,3 +1,5 @@
+using FastLoad.FileSystem;
+
 namespace FastLoad.Tests.Infrastructure;
 
 /// <summary>A fact that runs on Linux only (FIFOs, devices, /proc, statx, page-cache eviction); skipped elsewhere with that reason.</summary>
@@ -125,7 +127,7 @@ internal static class IoUringAvailability
             return "io_uring is Linux's.";
         }
 
-        using FastLoad.Internal.IoUring? ring = FastLoad.Internal.IoUring.TryCreate(8, out string? refusal);
+        using IoUring? ring = IoUring.TryCreate(8, out string? refusal);
         return ring is null ? $"The kernel offers no io_uring here: {refusal}." : null;
     }
 }

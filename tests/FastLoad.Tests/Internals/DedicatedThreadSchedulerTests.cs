@@ -1,5 +1,5 @@
-using FastLoad.Internal;
-using FastLoad.Parallelism;
+using FastLoad.Engine;
+using FastLoad.FileSystem;
 
 namespace FastLoad.Tests.Internals;
 

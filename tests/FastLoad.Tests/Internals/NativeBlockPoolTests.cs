@@ -1,5 +1,4 @@
-using FastLoad.Internal;
-using FastLoad.Reading;
+using FastLoad.FileSystem;
 using FastLoad.Tests.Infrastructure;
 
 namespace FastLoad.Tests.Internals;

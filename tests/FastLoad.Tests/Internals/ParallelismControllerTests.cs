@@ -1,4 +1,4 @@
-using FastLoad.Parallelism;
+using FastLoad.Engine;
 using Microsoft.Extensions.Time.Testing;
 
 namespace FastLoad.Tests.Internals;

@@ -1,5 +1,5 @@
 using System.Collections.Concurrent;
-using FastLoad.Internal;
+using FastLoad.FileSystem;
 
 namespace FastLoad.Tests.Internals;
 

@@ -1,4 +1,4 @@
-using FastLoad.Loading;
+using FastLoad.Engine;
 using FastLoad.Tests.Infrastructure;
 
 namespace FastLoad.Tests.Loading;
@@ -73,7 +73,7 @@ public class RingReaderTests : TempDirectoryTestBase
     {
         List<string> paths = [.. Enumerable.Range(0, 40).Select(i => WriteFile($"f{i:D2}.bin", 3000, seed: i))];
         var log = new ListLoggerFactory();
-        var loader = new FileLoader(new FileLoaderOptions { SimulateRingRefusal = true, Ordering = LoadOrdering.Input }, log);
+        var loader = new FileLoader(new FileLoaderOptions { Ordering = LoadOrdering.Input }, new LoadTestHooks { SimulateRingRefusal = true }, log);
         int next = 0;
 
         LoadSummary summary = await loader.LoadAsync(FileSet.FromPaths(paths), (file, _) =>

@@ -1,4 +1,6 @@
-using FastLoad.Loading;
+using FastLoad.Engine;
+using FastLoad.FileSystem;
+using FastLoad.Shared;
 using FastLoad.Tests.Infrastructure;
 using Microsoft.Extensions.Time.Testing;
 
@@ -165,7 +167,7 @@ public class AdaptiveParallelismTests : TempDirectoryTestBase
                 return ValueTask.CompletedTask;
             });
 
-        ulong[] offsets = readOrder.Select(FastLoad.Planning.PhysicalLayout.FirstExtentOffset).ToArray();
+        ulong[] offsets = readOrder.Select(PhysicalLayout.FirstExtentOffset).ToArray();
         Assert.DoesNotContain(ulong.MaxValue, offsets);
         Assert.Equal(offsets.Order(), offsets);
         pool.AssertAllReturned();

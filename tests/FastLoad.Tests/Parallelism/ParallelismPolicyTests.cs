@@ -1,4 +1,4 @@
-using FastLoad.Parallelism;
+using FastLoad.Engine;
 
 namespace FastLoad.Tests.Parallelism;
 

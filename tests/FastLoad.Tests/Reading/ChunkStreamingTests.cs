@@ -1,4 +1,5 @@
-using FastLoad.Diagnostics;
+using FastLoad.Engine;
+using FastLoad.Shared;
 using FastLoad.Tests.Infrastructure;
 
 namespace FastLoad.Tests.Reading;
@@ -185,9 +186,10 @@ public class ChunkStreamingTests : TempDirectoryTestBase
         byte[] expected = Contents(UnbufferedSize + 123, seed: 3);
         string path = WriteFile("large.bin", expected);
         var logging = new ListLoggerFactory();
-        var options = new FileLoaderOptions { Buffering = FileBuffering.Unbuffered, SimulateUnbufferedRefusal = true };
+        var options = new FileLoaderOptions { Buffering = FileBuffering.Unbuffered };
+        var hooks = new LoadTestHooks { SimulateUnbufferedRefusal = true };
 
-        byte[] received = await ReceiveAsync(new FileLoader(options, logging), path);
+        byte[] received = await ReceiveAsync(new FileLoader(options, hooks, logging), path);
 
         Assert.Equal(expected, received);
         var fallback = Assert.Single(logging.Entries, e => e.Id.Id == FastLoadEventId.UnbufferedFallback);

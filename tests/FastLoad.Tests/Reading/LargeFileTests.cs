@@ -1,4 +1,5 @@
 using System.Buffers;
+using FastLoad.Engine;
 using FastLoad.Tests.Infrastructure;
 
 namespace FastLoad.Tests.Reading;
@@ -73,9 +74,10 @@ public class LargeFileTests : TempDirectoryTestBase
         var expected = Enumerable.Range(0, 3).Select(i => Contents(Threshold + i, seed: i)).ToList();
         var paths = expected.Select((bytes, i) => WriteFile($"f{i}.bin", bytes)).ToList();
         var logging = new ListLoggerFactory();
-        var options = new FileLoaderOptions { Buffering = FileBuffering.Unbuffered, Ordering = LoadOrdering.Input, SimulateUnbufferedRefusal = true };
+        var options = new FileLoaderOptions { Buffering = FileBuffering.Unbuffered, Ordering = LoadOrdering.Input };
+        var hooks = new LoadTestHooks { SimulateUnbufferedRefusal = true };
 
-        var results = await Loads.CollectAsync(new FileLoader(options, logging), FileSet.FromPaths(paths));
+        var results = await Loads.CollectAsync(new FileLoader(options, hooks, logging), FileSet.FromPaths(paths));
 
         Assert.Equal(expected, results.Select(r => r.Data));
         var fallback = Assert.Single(logging.Entries, e => e.Id.Id == FastLoadEventId.UnbufferedFallback);
@@ -193,14 +195,9 @@ public class LargeFileTests : TempDirectoryTestBase
         byte[] small = Contents(70_000, seed: 8);
         string smallPath = WriteFile("small.bin", small);
         var pool = new CountingPool();
-        var loader = new FileLoader(new FileLoaderOptions
-        {
-            Buffering = buffering,
-            ErrorHandling = LoadErrorHandling.Collect,
-            Ordering = LoadOrdering.Input,
-            BufferPool = pool,
-            AvailableMemoryForTests = () => 80L * MiB,
-        });
+        var loader = new FileLoader(
+            new FileLoaderOptions { Buffering = buffering, ErrorHandling = LoadErrorHandling.Collect, Ordering = LoadOrdering.Input, BufferPool = pool },
+            new LoadTestHooks { AvailableMemory = () => 80L * MiB });
 
         var results = await Loads.CollectAsync(loader, FileSet.FromPaths([large, smallPath]));
 

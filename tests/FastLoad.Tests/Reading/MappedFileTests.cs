@@ -1,4 +1,4 @@
-using FastLoad.Reading;
+using FastLoad.FileSystem;
 using FastLoad.Tests.Infrastructure;
 using Microsoft.Win32.SafeHandles;
 

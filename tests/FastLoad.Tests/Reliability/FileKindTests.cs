@@ -1,6 +1,6 @@
 using System.Diagnostics;
 using System.Globalization;
-using FastLoad.Planning;
+using FastLoad.FileSystem;
 using FastLoad.Tests.Infrastructure;
 
 namespace FastLoad.Tests.Reliability;

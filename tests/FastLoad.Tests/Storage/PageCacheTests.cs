@@ -1,3 +1,4 @@
+using FastLoad.Shared;
 using FastLoad.Tests.Infrastructure;
 
 namespace FastLoad.Tests.Storage;

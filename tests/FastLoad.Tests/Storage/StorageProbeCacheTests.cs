@@ -1,3 +1,4 @@
+using FastLoad.FileSystem;
 using FastLoad.Tests.Infrastructure;
 using Microsoft.Extensions.Time.Testing;
 

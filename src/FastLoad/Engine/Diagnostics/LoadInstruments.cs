@@ -1,0 +1,246 @@
+using System.Diagnostics.Metrics;
+
+namespace FastLoad.Engine;
+
+/// <summary>
+/// The instruments a loader records to: from the host's <see cref="IMeterFactory"/> (created with the loader), or one
+/// process-wide meter. Creating a meter costs a new process more than loading a few hundred files, so the process-wide
+/// one is created in the background once a load has finished or grown large; what loads record before then is kept and
+/// recorded when it exists, so that no file goes uncounted. Gauges of what runs now (active reads, parallelism) start
+/// with the instruments.
+/// </summary>
+internal sealed class LoadInstruments
+{
+    // Durations kept before the instruments exist; reaching this many starts their creation at once.
+    private const int PendingDurationLimit = 1024;
+
+    // After a first small load, the meter waits this long, so that it does not compete with the rest of start-up.
+    private static readonly TimeSpan CreationDelay = TimeSpan.FromSeconds(1);
+
+    private static readonly object SharedGate = new();
+    private static Instruments? s_shared;
+    private static bool s_sharedRequested;
+    private static readonly Pending SharedPending = new();
+
+    private readonly Instruments? _own;
+
+    public LoadInstruments(IMeterFactory? meterFactory)
+    {
+        if (meterFactory is not null)
+        {
+            _own = new Instruments(meterFactory.Create(FastLoadMetrics.MeterName));
+        }
+    }
+
+    private Instruments? Current => _own ?? Volatile.Read(ref s_shared);
+
+    /// <summary>Starts the process-wide instruments' creation on a thread of its own, if they are used and not started yet.</summary>
+    /// <param name="soon">Create them now rather than after a pause (many measurements are waiting).</param>
+    public void RequestCreation(bool soon = false)
+    {
+        if (ClaimCreation())
+        {
+            // A thread of its own rather than the thread pool, which a new process would have to start first.
+            var thread = new Thread(static delay => CreateShared((TimeSpan)delay!)) { IsBackground = true, Name = "FastLoad metrics" };
+            thread.UnsafeStart(soon ? TimeSpan.Zero : CreationDelay);
+        }
+    }
+
+    /// <summary>
+    /// Creates the process-wide instruments on the calling thread after a pause, if nobody has started to: for a thread
+    /// that is done with a load.
+    /// </summary>
+    public void CreateOnThisThread()
+    {
+        if (ClaimCreation())
+        {
+            CreateShared(CreationDelay);
+        }
+    }
+
+    private bool ClaimCreation()
+    {
+        if (_own is not null)
+        {
+            return false;
+        }
+
+        lock (SharedGate)
+        {
+            if (s_sharedRequested)
+            {
+                return false;
+            }
+
+            s_sharedRequested = true;
+            return true;
+        }
+    }
+
+    public void FileRead(long bytes, TimeSpan duration)
+    {
+        if (Current is { } instruments)
+        {
+            instruments.FilesRead.Add(1);
+            instruments.BytesRead.Add(bytes);
+            instruments.ReadDuration.Record(duration.TotalSeconds);
+            return;
+        }
+
+        if (SharedPending.Add(bytes, duration.TotalSeconds) >= PendingDurationLimit)
+        {
+            RequestCreation(soon: true);
+        }
+    }
+
+    public void FileFailed()
+    {
+        if (Current is { } instruments)
+        {
+            instruments.FilesFailed.Add(1);
+            return;
+        }
+
+        SharedPending.AddFailure();
+    }
+
+    /// <summary>Counts a read as running; returns whether it was counted, to be passed to <see cref="ReadEnded"/>.</summary>
+    public bool ReadStarted()
+    {
+        if (Current is { } instruments)
+        {
+            instruments.ReadsActive.Add(1);
+            return true;
+        }
+
+        return false;
+    }
+
+    public void ReadEnded(bool counted)
+    {
+        if (counted)
+        {
+            Current!.ReadsActive.Add(-1);
+        }
+    }
+
+    /// <summary>Adds a change of parallelism; returns whether it was counted, so that only counted changes are undone.</summary>
+    public bool ParallelismChanged(long delta)
+    {
+        if (Current is { } instruments)
+        {
+            instruments.Parallelism.Add(delta);
+            return true;
+        }
+
+        return false;
+    }
+
+    private static void CreateShared(TimeSpan delay)
+    {
+        if (delay > TimeSpan.Zero)
+        {
+            Thread.Sleep(delay);
+        }
+
+        var instruments = new Instruments(new Meter(FastLoadMetrics.MeterName));
+        lock (SharedGate)
+        {
+            Volatile.Write(ref s_shared, instruments);
+        }
+
+        // Records made from now on go to the instruments; those made before are in the pending totals.
+        SharedPending.FlushTo(instruments);
+    }
+
+    private sealed class Instruments(Meter meter)
+    {
+        public Counter<long> FilesRead { get; } = meter.CreateCounter<long>(FastLoadMetrics.FilesRead, "{file}", "Files loaded.");
+
+        public Counter<long> FilesFailed { get; } = meter.CreateCounter<long>(FastLoadMetrics.FilesFailed, "{file}", "Files that failed to load.");
+
+        public Counter<long> BytesRead { get; } = meter.CreateCounter<long>(FastLoadMetrics.BytesRead, "By", "Bytes loaded.");
+
+        public Histogram<double> ReadDuration { get; } = meter.CreateHistogram<double>(FastLoadMetrics.ReadDuration, "s", "Time to read one whole file.");
+
+        public UpDownCounter<long> ReadsActive { get; } = meter.CreateUpDownCounter<long>(FastLoadMetrics.ReadsActive, "{read}", "File reads running now.");
+
+        public UpDownCounter<long> Parallelism { get; } = meter.CreateUpDownCounter<long>(
+            FastLoadMetrics.Parallelism, "{read}", "Parallelism of the loads running now.");
+    }
+
+    /// <summary>What loads recorded before the process-wide instruments existed.</summary>
+    private sealed class Pending
+    {
+        private readonly object _gate = new();
+        // An array rather than a List<double>: that instantiation would be compiled at run time, on the start-up path.
+        private double[]? _durations = new double[64];
+        private int _count;
+        private long _bytes;
+        private long _failures;
+
+        /// <summary>Keeps one file's measurements; returns how many are kept, or 0 once flushed (the caller then records directly).</summary>
+        public int Add(long bytes, double seconds)
+        {
+            lock (_gate)
+            {
+                if (_durations is null)
+                {
+                    // Flushed between the caller's check and now: the instruments exist.
+                    s_shared!.FilesRead.Add(1);
+                    s_shared.BytesRead.Add(bytes);
+                    s_shared.ReadDuration.Record(seconds);
+                    return 0;
+                }
+
+                if (_count == _durations.Length)
+                {
+                    var larger = new double[_count * 2];
+                    Array.Copy(_durations, larger, _count);
+                    _durations = larger;
+                }
+
+                _durations[_count++] = seconds;
+                _bytes += bytes;
+                return _count;
+            }
+        }
+
+        public void AddFailure()
+        {
+            lock (_gate)
+            {
+                if (_durations is null)
+                {
+                    s_shared!.FilesFailed.Add(1);
+                    return;
+                }
+
+                _failures++;
+            }
+        }
+
+        public void FlushTo(Instruments instruments)
+        {
+            lock (_gate)
+            {
+                double[] durations = _durations!;
+                _durations = null;
+                if (_count > 0)
+                {
+                    instruments.FilesRead.Add(_count);
+                    instruments.BytesRead.Add(_bytes);
+                    foreach (double seconds in durations.AsSpan(0, _count))
+                    {
+                        instruments.ReadDuration.Record(seconds);
+                    }
+                }
+
+                if (_failures > 0)
+                {
+                    instruments.FilesFailed.Add(_failures);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,68 @@
+namespace FastLoad.Engine;
+
+/// <summary>
+/// The initial choice of how many files to read at once (the controller corrects it while the load runs), from the
+/// storage kind, the files' sizes, the cores and the memory budget. An SSD serves small reads several times faster at
+/// a deep queue than one at a time (docs/benchmarks.md), and cores are not the limit, so the depth does not follow the
+/// core count the way the classic advice (cores x 2.5-5.5) does. A spinning disk wants few requests, in physical order.
+/// </summary>
+internal static class ParallelismPolicy
+{
+    internal const long SmallFileLimit = 256 * 1024;
+    internal const long MediumFileLimit = 1024 * 1024;
+    internal const long LargeFileLimit = 8 * 1024 * 1024;
+
+    internal const int SmallFileDepth = 128;
+    internal const int MediumFileDepth = 32;
+    internal const int LargeFileDepth = 16;
+    internal const int HugeFileDepth = 8;
+
+    internal const int RotationalSmallFileDepth = 4;
+    internal const int RotationalLargeFileDepth = 2;
+
+    /// <summary>The controller never goes beyond this many reads at once (nor beyond the files or the budget).</summary>
+    internal const int MaxAdaptiveDepth = 256;
+
+    /// <summary>The mean of the sampled lengths, at least 1.</summary>
+    public static long MeanLength(IReadOnlyCollection<long> sampleLengths) =>
+        sampleLengths.Count == 0 ? 1 : Math.Max(1, sampleLengths.Sum() / sampleLengths.Count);
+
+    /// <summary>Chooses the initial parallelism for <paramref name="fileCount"/> files of mean length <paramref name="meanLength"/>.</summary>
+    public static int Choose(StorageKind kind, long meanLength, int fileCount, long memoryBudget, int processorCount)
+    {
+        int depth = kind switch
+        {
+            StorageKind.Rotational => meanLength <= LargeFileLimit ? RotationalSmallFileDepth : RotationalLargeFileDepth,
+
+            // Memory has no queue to fill: the copies are bound by the cores.
+            StorageKind.Memory => Math.Max(2, 2 * processorCount),
+            _ => Math.Max(2 * processorCount, meanLength switch
+            {
+                <= SmallFileLimit => SmallFileDepth,
+                <= MediumFileLimit => MediumFileDepth,
+                <= LargeFileLimit => LargeFileDepth,
+                _ => HugeFileDepth,
+            }),
+        };
+
+        return Bound(depth, meanLength, fileCount, memoryBudget);
+    }
+
+    /// <summary>The highest parallelism the controller may reach.</summary>
+    /// <remarks>
+    /// A spinning disk gains from a few requests queued (the drive reorders them) and loses beyond: seeks, not
+    /// throughput, set its pace, so a measurement that favours a deeper queue there is noise. Its ceiling is the
+    /// small-file prior.
+    /// </remarks>
+    public static int Ceiling(StorageKind kind, int initial, long meanLength, int fileCount, long memoryBudget) =>
+        kind == StorageKind.Rotational
+            ? Math.Max(initial, Bound(RotationalSmallFileDepth, meanLength, fileCount, memoryBudget))
+            : Math.Max(initial, Bound(MaxAdaptiveDepth, meanLength, fileCount, memoryBudget));
+
+    // No deeper than the budget can hold files of the mean size, nor than there are files.
+    private static int Bound(int depth, long meanLength, int fileCount, long memoryBudget)
+    {
+        long byBudget = Math.Max(1, memoryBudget / Math.Max(1, meanLength));
+        return (int)Math.Clamp(Math.Min(depth, byBudget), 1, Math.Clamp(fileCount, 1, FileLoaderConstants.MaxDegreeOfParallelism));
+    }
+}

@@ -1,0 +1,173 @@
+using System.Threading.Channels;
+using System.Threading.Tasks.Dataflow;
+using FastLoad.FileSystem;
+
+namespace FastLoad.Engine;
+
+/// <summary>
+/// The pipeline's reads on one storage device: its own parallelism (a live gate in front of a Dataflow block whose
+/// MaxDegreeOfParallelism is the ceiling), its own controller and its own I/O threads, so that a slow device does
+/// not set the pace of a fast one. Files arrive from the pipeline; the lane takes a delivery slot and a
+/// gate slot for each, in its order, and posts it to its read block, which reads it as the direct readers do.
+/// </summary>
+internal sealed class DeviceLane
+{
+    private readonly LoadRun _run;
+    private readonly Pipeline _pipeline;
+
+    private readonly Channel<PlannedFile> _input = Channel.CreateUnbounded<PlannedFile>(
+        new UnboundedChannelOptions { SingleReader = true, SingleWriter = true });
+    private readonly ConcurrencyGate _gate;
+    private readonly ParallelismController? _controller;
+    private readonly bool _physicalOrder;
+    private readonly int _ceiling;
+    private Task _completion = Task.CompletedTask;
+    private DedicatedThreadScheduler? _threads;
+    private bool _parallelismCounted;
+
+    public DeviceLane(LoadRun run, Pipeline pipeline, StorageDevice device, int initial, int ceiling, ParallelismController? controller, bool physicalOrder)
+    {
+        _run = run;
+        _pipeline = pipeline;
+        Device = device;
+        InitialParallelism = initial;
+        _ceiling = ceiling;
+        _controller = controller;
+        _physicalOrder = physicalOrder;
+        _gate = new ConcurrencyGate(initial);
+    }
+
+    public StorageDevice Device { get; }
+
+    public int InitialParallelism { get; }
+
+    public int FileCount { get; private set; }
+
+    public int CurrentParallelism => _controller?.Settled ?? _gate.Limit;
+
+    public IReadOnlyList<int> History => _controller?.History ?? [InitialParallelism];
+
+    public Task Completion => _completion;
+
+    public void Start(IoScheduling scheduling, CancellationToken cancellationToken) =>
+        _completion = Task.Run(() => FeedAsync(scheduling, cancellationToken), CancellationToken.None);
+
+    public void Add(PlannedFile file)
+    {
+        FileCount++;
+        _input.Writer.TryWrite(file);
+    }
+
+    public void CompleteAdding() => _input.Writer.TryComplete();
+
+    /// <summary>Whether the lane reads its files in physical order: it starts reading only once every file was added.</summary>
+    public bool OrdersPhysically => _physicalOrder;
+
+    private async Task FeedAsync(IoScheduling scheduling, CancellationToken cancellationToken)
+    {
+        // As many threads as the live limit, not the ceiling: the block may start a new task for a file admitted
+        // while another task is still finishing, which would otherwise add threads up to the ceiling.
+        using DedicatedThreadScheduler? threads = scheduling != IoScheduling.ThreadPool
+            ? new DedicatedThreadScheduler(_gate.Limit, $"FastLoad I/O {Device.Name}")
+            : null;
+        _threads = threads;
+        var readBlock = new ActionBlock<PlannedFile>(
+            ReadOne,
+            new ExecutionDataflowBlockOptions
+            {
+                MaxDegreeOfParallelism = _ceiling,
+                BoundedCapacity = _ceiling,
+                TaskScheduler = threads ?? TaskScheduler.Default,
+                SingleProducerConstrained = true,
+                EnsureOrdered = false,
+                CancellationToken = cancellationToken,
+            });
+
+        _parallelismCounted = _run.Instruments.ParallelismChanged(_gate.Limit);
+        try
+        {
+            await foreach (PlannedFile file in OrderedFilesAsync(cancellationToken).ConfigureAwait(false))
+            {
+                await _run.DeliverySlots.WaitAsync(cancellationToken).ConfigureAwait(false);
+                await _gate.WaitAsync(cancellationToken).ConfigureAwait(false);
+                if (!await readBlock.SendAsync(file, cancellationToken).ConfigureAwait(false))
+                {
+                    break; // Declined: the block was canceled.
+                }
+            }
+        }
+        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+        {
+            // The load was stopped: the reads in flight finish below.
+        }
+        finally
+        {
+            if (_parallelismCounted)
+            {
+                _run.Instruments.ParallelismChanged(-_gate.Limit);
+            }
+
+            readBlock.Complete();
+            try
+            {
+                await readBlock.Completion.ConfigureAwait(false);
+            }
+            catch (OperationCanceledException)
+            {
+                // The load was stopped; the reads in flight have finished and published their files.
+            }
+        }
+    }
+
+    private async IAsyncEnumerable<PlannedFile> OrderedFilesAsync([System.Runtime.CompilerServices.EnumeratorCancellation] CancellationToken cancellationToken)
+    {
+        if (!_physicalOrder)
+        {
+            await foreach (PlannedFile file in _input.Reader.ReadAllAsync(cancellationToken).ConfigureAwait(false))
+            {
+                yield return file;
+            }
+
+            yield break;
+        }
+
+        // A spinning disk: every file of the lane first, then one sweep in the order of their physical location.
+        var files = new List<PlannedFile>();
+        await foreach (PlannedFile file in _input.Reader.ReadAllAsync(cancellationToken).ConfigureAwait(false))
+        {
+            files.Add(file);
+        }
+
+        FilePlanner.SortPhysically(files);
+        foreach (PlannedFile file in files)
+        {
+            yield return file;
+        }
+    }
+
+    private void ReadOne(PlannedFile file)
+    {
+        _pipeline.MarkReading();
+        long bytes;
+        try
+        {
+            bytes = _run.ReadAndPublish(file.Index);
+        }
+        finally
+        {
+            _gate.Release();
+        }
+
+        if (_controller?.OnCompleted(bytes, 1) is int limit)
+        {
+            _threads?.AllowThreads(limit);
+            int previous = _gate.SetLimit(limit);
+
+            // Reported as a change, so that the up-down counter sums the limits of the loads running now.
+            if (_parallelismCounted)
+            {
+                _run.Instruments.ParallelismChanged(limit - previous);
+            }
+        }
+    }
+}

@@ -1,0 +1,241 @@
+using FastLoad.FileSystem;
+
+namespace FastLoad.Engine;
+
+/// <summary>
+/// Threads that read a load's files one after another, each taking the next file from the load's cursor: open, fstat,
+/// read, close, as a native program would. They start reading the moment a load starts, with nothing to prepare
+/// first, and stop when the load's pipeline has taken over. Each thread starts the next one, so that starting
+/// threads does not hold up the first reads; the first one also describes the storage for the load. On a large set a
+/// <see cref="ParallelismController"/> corrects their number from measured throughput: threads beyond its limit wait
+/// until it is raised again, and new ones start when it passes the threads started so far. The threads come from
+/// <see cref="ReaderThreadPool.Shared"/>: a load that follows another within seconds starts on the earlier one's.
+/// </summary>
+internal sealed class DirectReaders
+{
+    /// <summary>
+    /// Sets with more files than this get a controller (they run long enough for its trials), or, where they span
+    /// several devices, the pipeline's lane per device.
+    /// </summary>
+    internal const int AdaptiveThreshold = 1024;
+
+    // How often a thread above the limit looks again whether the load has ended (it is woken at once otherwise).
+    private static readonly TimeSpan ParkTimeout = TimeSpan.FromMilliseconds(50);
+
+    // One thread for every few files: a set of ten is read by three threads and the caller's, not by a hundred.
+    private const int FilesPerThread = 4;
+
+    // Starting a thread costs about as much as reading a small file; more than this wait on the device, not on reads.
+    private const int MaxThreads = 64;
+
+    private readonly LoadRun _run;
+    private readonly object _park = new();
+    private ParallelismController? _controller;
+    private int _limit;
+    private int _started;
+    private int _running;
+    private bool _parallelismCounted;
+
+    public DirectReaders(LoadRun run, int threads)
+    {
+        _run = run;
+        _limit = threads;
+    }
+
+    /// <summary>The number of threads the load reads on.</summary>
+    public int Threads => Volatile.Read(ref _limit);
+
+    /// <summary>The number of threads the load settled on; the controller's choice where it has one.</summary>
+    public int SettledThreads => Volatile.Read(ref _controller)?.Settled ?? Threads;
+
+    /// <summary>The number of threads the load started reading with, once the storage was described.</summary>
+    public int InitialThreads => Volatile.Read(ref _controller)?.History[0] ?? Threads;
+
+    /// <summary>The settled numbers of threads in the order they were taken.</summary>
+    public IReadOnlyList<int> History => Volatile.Read(ref _controller)?.History ?? [Threads];
+
+    /// <summary>Lets <paramref name="controller"/> correct the number of threads from now on (its initial limit is <see cref="Threads"/>).</summary>
+    public void Adapt(ParallelismController controller) => Volatile.Write(ref _controller, controller);
+
+    /// <summary>Wakes threads waiting above the limit, so that they see the load end or stop.</summary>
+    public void WakeParked()
+    {
+        lock (_park)
+        {
+            Monitor.PulseAll(_park);
+        }
+    }
+
+    /// <summary>How many direct readers a load of <paramref name="fileCount"/> files gets; 0 where only the pipeline should read.</summary>
+    public static int ThreadsFor(FileLoaderOptions options, StorageKind kind, int fileCount)
+    {
+        // The thread pool option asks for the pool's threads; physical order is the pipeline's.
+        if (options.Scheduling == IoScheduling.ThreadPool || options.PhysicalOrder == PhysicalOrder.On)
+        {
+            return 0;
+        }
+
+        int limit = options.MaxDegreeOfParallelism ?? kind switch
+        {
+            // A spinning disk wants few reads at once (with input order the direct readers are all there is).
+            StorageKind.Rotational => options.Ordering == LoadOrdering.Input ? ParallelismPolicy.RotationalSmallFileDepth : 0,
+
+            // Memory has no queue to fill: the copies are bound by the cores.
+            StorageKind.Memory => Math.Max(2, 2 * Environment.ProcessorCount),
+            _ => MaxThreads,
+        };
+        int byFiles = options.MaxDegreeOfParallelism is null ? (fileCount + FilesPerThread - 1) / FilesPerThread : fileCount;
+        return Math.Min(limit, Math.Max(1, byFiles));
+    }
+
+    public void Start()
+    {
+        _parallelismCounted = _run.Instruments.ParallelismChanged(Threads);
+        StartNext();
+    }
+
+    /// <summary>Lowers the number of threads; those beyond it stop after their current file.</summary>
+    public void Limit(int threads)
+    {
+        int previous = Interlocked.Exchange(ref _limit, Math.Min(threads, Volatile.Read(ref _limit)));
+        if (_parallelismCounted && previous != Threads)
+        {
+            _run.Instruments.ParallelismChanged(Threads - previous);
+        }
+    }
+
+    private void StartNext()
+    {
+        // No thread for a set that the started ones (and the caller) have already taken.
+        if (_run.FilesLeft == 0)
+        {
+            return;
+        }
+
+        // Claimed only below the limit, so that a limit raised later starts the ordinals that never ran.
+        int ordinal;
+        do
+        {
+            ordinal = Volatile.Read(ref _started);
+            if (ordinal >= Threads)
+            {
+                return;
+            }
+        }
+        while (Interlocked.CompareExchange(ref _started, ordinal + 1, ordinal) != ordinal);
+
+        // Counted before the thread runs, so that the count only reaches 0 when the last thread is done.
+        _run.ReaderStarted();
+        Interlocked.Increment(ref _running);
+        try
+        {
+            ReaderThreadPool.Shared.Run(static state => ((ReaderThread)state!).Run(), new ReaderThread(this, ordinal));
+        }
+        catch
+        {
+            _ = Exited();
+            throw;
+        }
+    }
+
+    private void Run(int ordinal)
+    {
+        try
+        {
+            StartNext();
+            if (ordinal == 0 && !_run.SettleStorage())
+            {
+                return;
+            }
+
+            while (!_run.DirectReadersRetired)
+            {
+                if (ordinal >= Threads && !Park(ordinal))
+                {
+                    break;
+                }
+
+                if (!_run.TryClaim(wait: true, out int index))
+                {
+                    WakeParked();
+                    break;
+                }
+
+                long bytes = _run.ReadAndPublish(index);
+                if (_controller?.OnCompleted(bytes, 1) is int limit)
+                {
+                    ChangeLimit(limit);
+                }
+            }
+        }
+        catch (Exception ex)
+        {
+            // ReadAndPublish never throws; this is a thread that could not be started, or a bug: stop the load visibly.
+            _run.Fail(ex);
+        }
+        finally
+        {
+            if (Exited())
+            {
+                // The load no longer waits for this thread: it prepares the metrics for the next loads (see LoadInstruments).
+                _run.Instruments.CreateOnThisThread();
+            }
+        }
+    }
+
+    /// <summary>
+    /// Waits while <paramref name="ordinal"/> is above the limit; <see langword="false"/> when the thread should leave:
+    /// no controller can raise the limit again, or the load has no files left or stopped.
+    /// </summary>
+    private bool Park(int ordinal)
+    {
+        lock (_park)
+        {
+            while (ordinal >= Threads)
+            {
+                if (_controller is null || _run.FilesLeft == 0 || _run.DirectReadersRetired)
+                {
+                    return false;
+                }
+
+                Monitor.Wait(_park, ParkTimeout);
+            }
+        }
+
+        return true;
+    }
+
+    /// <summary>Takes the controller's new limit: above it threads wait; below it parked threads resume and new ones start.</summary>
+    private void ChangeLimit(int limit)
+    {
+        int previous = Interlocked.Exchange(ref _limit, limit);
+        if (_parallelismCounted)
+        {
+            _run.Instruments.ParallelismChanged(limit - previous);
+        }
+
+        if (limit > previous)
+        {
+            WakeParked();
+            StartNext();
+        }
+    }
+
+    /// <summary>Counts a thread out; returns whether it was the last.</summary>
+    private bool Exited()
+    {
+        bool last = Interlocked.Decrement(ref _running) == 0;
+        if (last && _parallelismCounted)
+        {
+            _run.Instruments.ParallelismChanged(-Threads);
+        }
+
+        _run.ReaderExited();
+        return last;
+    }
+
+    private sealed class ReaderThread(DirectReaders readers, int ordinal)
+    {
+        public void Run() => readers.Run(ordinal);
+    }
+}

@@ -1,0 +1,73 @@
+using System.Runtime.InteropServices;
+using Microsoft.Win32.SafeHandles;
+
+namespace FastLoad.FileSystem;
+
+internal static partial class ReadableFile
+{
+    // O_NONBLOCK: a path that became a FIFO after planning opens at once instead of waiting for a writer
+    // (it has no effect on reads of regular files). O_NOCTTY: a terminal never becomes our controlling one.
+    internal const int ReadFlags = Interop.OpenReadOnly | Interop.OpenCloseOnExec | Interop.OpenNonBlocking | Interop.OpenNoControllingTerminal;
+
+    private static SafeFileHandle OpenLinux(string path, out long length) => OpenRegular(path, ReadFlags, FileStatus.GetLinux, out length);
+
+    /// <summary>Opens without blocking and refuses, after the open, anything that is not a regular file.</summary>
+    private static SafeFileHandle OpenRegular(string path, int flags, Func<int, string, FileStatus> statOpenFile, out long length)
+    {
+        SafeFileHandle handle = OpenNative(path, flags);
+        try
+        {
+            FileStatus status = statOpenFile((int)handle.DangerousGetHandle(), path);
+            if (status.Kind != FileKind.Regular)
+            {
+                throw NotRegularFile(path, status.Kind);
+            }
+
+            length = status.Length;
+            return handle;
+        }
+        catch
+        {
+            handle.Dispose();
+            throw;
+        }
+    }
+
+    /// <summary>open(2), retried when interrupted; the error names the path.</summary>
+    private static SafeFileHandle OpenNative(string path, int flags)
+    {
+        int fd;
+        int errno;
+        do
+        {
+            fd = Interop.Open(path, flags, 0);
+            errno = fd < 0 ? Marshal.GetLastPInvokeError() : 0;
+        }
+        while (errno == Interop.EINTR);
+
+        if (fd < 0)
+        {
+            throw NativeErrors.ForPath(errno, path, "open");
+        }
+
+        return new SafeFileHandle(fd, ownsHandle: true);
+    }
+
+    /// <summary>
+    /// A second open file description of the file <paramref name="handle"/> refers to, with its own readahead state,
+    /// through <c>/proc/self/fd</c>: the same inode even if the path was replaced meanwhile. <see langword="null"/>
+    /// where that is not possible (no /proc), so that the caller shares the first one.
+    /// </summary>
+    internal static SafeFileHandle? TryReopenLinux(SafeFileHandle handle)
+    {
+        string self = $"/proc/self/fd/{(int)handle.DangerousGetHandle()}";
+        int fd;
+        do
+        {
+            fd = Interop.Open(self, ReadFlags, 0);
+        }
+        while (fd < 0 && Marshal.GetLastPInvokeError() == Interop.EINTR);
+
+        return fd < 0 ? null : new SafeFileHandle(fd, ownsHandle: true);
+    }
+}

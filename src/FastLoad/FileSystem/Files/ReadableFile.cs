@@ -1,0 +1,49 @@
+using Microsoft.Win32.SafeHandles;
+
+namespace FastLoad.FileSystem;
+
+/// <summary>Opens files for reading without ever blocking on something that is not a regular file.</summary>
+internal static partial class ReadableFile
+{
+    /// <summary>
+    /// Opens <paramref name="path"/> and checks that what was opened is a regular file, returning its length at
+    /// the moment of opening. Throws an exception naming the path and the cause otherwise.
+    /// </summary>
+    public static SafeFileHandle Open(string path, out long length)
+    {
+        if (OperatingSystem.IsLinux())
+        {
+            return OpenLinux(path, out length);
+        }
+
+        if (OperatingSystem.IsMacOS())
+        {
+            return OpenOSX(path, out length);
+        }
+
+        // Windows runs the requests on a synchronous handle one after another, so the reads in flight of a large file
+        // would queue; on an overlapped handle RandomAccess still reads synchronously, and they run at once.
+        FileOptions options = OperatingSystem.IsWindows() ? FileOptions.Asynchronous : FileOptions.None;
+        SafeFileHandle handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete, options);
+        try
+        {
+            length = RandomAccess.GetLength(handle);
+            return handle;
+        }
+        catch
+        {
+            handle.Dispose();
+            throw;
+        }
+    }
+
+    /// <summary>
+    /// Another handle to the same open file with a readahead state of its own (Linux), so that several sequential
+    /// streams over one file each keep the kernel's readahead; <see langword="null"/> where not available, and the
+    /// caller shares <paramref name="handle"/>.
+    /// </summary>
+    public static SafeFileHandle? TryReopen(SafeFileHandle handle) => OperatingSystem.IsLinux() ? TryReopenLinux(handle) : null;
+
+    internal static IOException NotRegularFile(string path, FileKind kind) =>
+        new($"'{path}' is {FileStatus.Describe(kind)}, not a regular file; only regular files are loaded.");
+}

@@ -1,0 +1,245 @@
+using System.Collections.Concurrent;
+using System.Numerics;
+using System.Runtime.InteropServices;
+
+namespace FastLoad.FileSystem;
+
+/// <summary>
+/// Native memory for the buffers of files over <see cref="SmallFileLimit"/> when no pool is given. Blocks up to
+/// <see cref="MaxPooledLength"/> come in powers of two and are kept for reuse up to <see cref="RetainedBytesLimit"/> in
+/// all; the rest is freed at once, so the process gives memory back as soon as a file is disposed, instead of
+/// leaving it to a pool's buckets (the shared array pool keeps dozens of arrays of every size per core) or to the GC.
+/// Larger blocks come in size classes 1/16 apart and are kept only briefly (see <see cref="LargeBlockIdleTime"/>):
+/// fresh memory costs a page fault per page, which makes a large read into a fresh block several times slower than
+/// into a used one (docs/benchmarks.md), so a load that follows another (model shards, one after the other) reuses
+/// its blocks.
+/// Mapping a new large block first frees every idle one, so idle blocks never raise what the process holds above
+/// what its loads held at once.
+/// Blocks are aligned to 4 KiB, as unbuffered reads need. On Linux they are anonymous mappings rather than malloc
+/// memory: glibc keeps what 100+ reading threads free in their own arenas, so the process would not shrink.
+/// </summary>
+internal static unsafe class NativeBlockPool
+{
+    /// <summary>Files up to this size read into arrays from <see cref="System.Buffers.ArrayPool{T}.Shared"/>.</summary>
+    internal const int SmallFileLimit = 128 * 1024;
+    internal const int MaxPooledLength = 16 * 1024 * 1024;
+    internal const long RetainedBytesLimit = 32L * 1024 * 1024;
+    internal const int Alignment = 4096;
+    internal const int HugePageSize = 2 * 1024 * 1024;
+
+    /// <summary>A large block unused for this long (measured at the next trim, so up to twice this) goes back to the OS.</summary>
+    internal static readonly TimeSpan LargeBlockIdleTime = TimeSpan.FromSeconds(1);
+
+    private const int FirstBucketShift = 18; // 256 KiB: the first power of two above SmallFileLimit.
+    private const int LargeSizeClassesPerDoubling = 16;
+
+    /// <summary>Idle large blocks kept at most: an eighth of the memory the runtime may use, at most 4 GiB.</summary>
+    private static readonly long LargeRetainedLimit = Math.Min(4L << 30, GC.GetGCMemoryInfo().TotalAvailableMemoryBytes / 8);
+
+    private static readonly List<IdleBlock> IdleLargeBlocks = [];
+    private static Timer? s_largeBlockTrimmer;
+    private static long s_retainedLarge;
+
+    private static readonly ConcurrentStack<IntPtr>[] Buckets =
+        Enumerable.Range(0, BitOperations.Log2(MaxPooledLength) - FirstBucketShift + 1).Select(_ => new ConcurrentStack<IntPtr>()).ToArray();
+
+    private static long s_retained;
+
+    /// <summary>
+    /// What a buffer for <paramref name="length"/> bytes really occupies (arrays and pooled blocks round up to a power
+    /// of two, large blocks to their size class).
+    /// </summary>
+    public static long Footprint(long length) => length switch
+    {
+        0 => 0,
+        <= MaxPooledLength => (long)BitOperations.RoundUpToPowerOf2((ulong)Math.Max(length, 16)),
+        _ => LargeSizeClass(length),
+    };
+
+    /// <summary>
+    /// <paramref name="length"/> rounded up to a multiple of 1/16 of its power of two (and of the huge page size):
+    /// at most 6.25% more, and files of similar sizes share a class, so that their blocks can be reused.
+    /// </summary>
+    internal static long LargeSizeClass(long length)
+    {
+        long granularity = Math.Max(HugePageSize, (long)BitOperations.RoundUpToPowerOf2((ulong)length) / 2 / LargeSizeClassesPerDoubling);
+        return (length + granularity - 1) / granularity * granularity;
+    }
+
+    /// <summary>A block with room for <paramref name="capacity"/> bytes; disposing the contents gives it back.</summary>
+    /// <param name="capacity">The bytes needed.</param>
+    /// <param name="forUnbufferedReads">
+    /// Whether the kernel fills it with unbuffered reads (it then gets transparent huge pages, see
+    /// <see cref="Allocate"/>).
+    /// </param>
+    public static NativeContents Rent(long capacity, bool forUnbufferedReads = false)
+    {
+        if (capacity > MaxPooledLength)
+        {
+            long sizeClass = LargeSizeClass(capacity);
+            byte* large = TakeIdleLargeBlock(sizeClass);
+            if (large is null)
+            {
+                // Idle blocks of other classes go first: then the idle and the used blocks together never hold more
+                // than the used ones did when a block was last mapped, which the loads' budgets bound.
+                Free(RemoveIdleLargeBlocks(static _ => true));
+                large = Allocate(sizeClass, forUnbufferedReads);
+            }
+
+            return NativeContents.Wrap(large, capacity, () => ReturnLarge(large, sizeClass));
+        }
+
+        int size = (int)Math.Max(BitOperations.RoundUpToPowerOf2((ulong)capacity), 1UL << FirstBucketShift);
+        ConcurrentStack<IntPtr> bucket = Buckets[BitOperations.Log2((uint)size) - FirstBucketShift];
+        byte* block;
+        if (bucket.TryPop(out IntPtr reused))
+        {
+            Interlocked.Add(ref s_retained, -size);
+            block = (byte*)reused;
+        }
+        else
+        {
+            block = Allocate(size, forUnbufferedReads);
+        }
+
+        return NativeContents.Wrap(block, capacity, () => Return(bucket, block, size));
+    }
+
+    private static void Return(ConcurrentStack<IntPtr> bucket, byte* block, int size)
+    {
+        if (Interlocked.Add(ref s_retained, size) > RetainedBytesLimit)
+        {
+            Interlocked.Add(ref s_retained, -size);
+            Free(block, size);
+            return;
+        }
+
+        bucket.Push((IntPtr)block);
+    }
+
+    private static byte* TakeIdleLargeBlock(long size)
+    {
+        lock (IdleLargeBlocks)
+        {
+            int index = IdleLargeBlocks.FindLastIndex(block => block.Size == size);
+            if (index < 0)
+            {
+                return null;
+            }
+
+            IdleBlock taken = IdleLargeBlocks[index];
+            IdleLargeBlocks.RemoveAt(index);
+            s_retainedLarge -= size;
+            return (byte*)taken.Address;
+        }
+    }
+
+    private static void ReturnLarge(byte* block, long size)
+    {
+        lock (IdleLargeBlocks)
+        {
+            if (s_retainedLarge + size <= LargeRetainedLimit)
+            {
+                IdleLargeBlocks.Add(new IdleBlock((IntPtr)block, size, Environment.TickCount64));
+                s_retainedLarge += size;
+
+                // The timer roots nothing but this static class and does not keep the process alive.
+                s_largeBlockTrimmer ??= new Timer(static _ => TrimIdleLargeBlocks(Environment.TickCount64), null, LargeBlockIdleTime, LargeBlockIdleTime);
+                return;
+            }
+        }
+
+        Free(block, size);
+    }
+
+    /// <summary>
+    /// Frees the large blocks idle for <see cref="LargeBlockIdleTime"/> at <paramref name="now"/>
+    /// (<see cref="Environment.TickCount64"/>); stops the timer once none is left.
+    /// </summary>
+    internal static void TrimIdleLargeBlocks(long now)
+    {
+        long cutoff = now - (long)LargeBlockIdleTime.TotalMilliseconds;
+        Free(RemoveIdleLargeBlocks(block => block.ReturnedAt <= cutoff));
+    }
+
+    private static List<IdleBlock> RemoveIdleLargeBlocks(Predicate<IdleBlock> match)
+    {
+        lock (IdleLargeBlocks)
+        {
+            List<IdleBlock> removed = IdleLargeBlocks.FindAll(match);
+            IdleLargeBlocks.RemoveAll(match);
+            foreach (IdleBlock block in removed)
+            {
+                s_retainedLarge -= block.Size;
+            }
+
+            if (IdleLargeBlocks.Count == 0 && s_largeBlockTrimmer is not null)
+            {
+                s_largeBlockTrimmer.Dispose();
+                s_largeBlockTrimmer = null;
+            }
+
+            return removed;
+        }
+    }
+
+    private static void Free(List<IdleBlock> blocks)
+    {
+        foreach (IdleBlock block in blocks)
+        {
+            Free((byte*)block.Address, block.Size);
+        }
+    }
+
+    /// <summary>The bytes of idle large blocks kept for reuse.</summary>
+    internal static long RetainedLargeBytes
+    {
+        get
+        {
+            lock (IdleLargeBlocks)
+            {
+                return s_retainedLarge;
+            }
+        }
+    }
+
+    /// <summary>
+    /// Page-aligned memory of <paramref name="size"/> bytes that goes back to the OS when freed. Transparent huge pages
+    /// only for unbuffered reads: with them the kernel pins far fewer pages for O_DIRECT, while a buffered copy out of
+    /// the page cache pays to compact and zero each huge page it faults in (docs/benchmarks.md).
+    /// </summary>
+    internal static byte* Allocate(long size, bool hugePages)
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            return (byte*)NativeMemory.AlignedAlloc((nuint)Math.Max(size, 1), Alignment);
+        }
+
+        void* block = Interop.Mmap(null, (nuint)Math.Max(size, 1), Interop.ProtRead | Interop.ProtWrite, Interop.MapPrivate | Interop.MapAnonymous, -1, 0);
+        if (block == (void*)-1)
+        {
+            throw new OutOfMemoryException(
+                $"Could not map {size:N0} bytes for a file buffer: {Marshal.GetPInvokeErrorMessage(Marshal.GetLastPInvokeError())}.");
+        }
+
+        if (hugePages && size >= HugePageSize)
+        {
+            Interop.Madvise(block, (nuint)size, Interop.MadviseHugePage); // Advice only.
+        }
+
+        return (byte*)block;
+    }
+
+    internal static void Free(byte* block, long size)
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            NativeMemory.AlignedFree(block);
+            return;
+        }
+
+        Interop.Munmap(block, (nuint)Math.Max(size, 1));
+    }
+
+    private readonly record struct IdleBlock(IntPtr Address, long Size, long ReturnedAt);
+}

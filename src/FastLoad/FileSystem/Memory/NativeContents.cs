@@ -1,0 +1,92 @@
+using System.Buffers;
+using System.Runtime.InteropServices;
+
+namespace FastLoad.FileSystem;
+
+/// <summary>
+/// A file in native memory: aligned for unbuffered reads, or a read-only view of a memory mapping.
+/// Exposed through <see cref="MemoryManager{T}"/>s of at most 1 GiB each.
+/// </summary>
+internal sealed unsafe class NativeContents : FileContents
+{
+    private readonly Action _release;
+    private long _length;
+    private ReadOnlyMemory<byte>? _memory;
+
+    private NativeContents(byte* pointer, long length, Action release)
+    {
+        Pointer = pointer;
+        _length = length;
+        _release = release;
+    }
+
+    public byte* Pointer { get; }
+
+    public override long Length => _length;
+
+    // Made once: LoadedFile.Data and FileChunk.Data are read per use, and a MemoryManager is an allocation.
+    public override ReadOnlyMemory<byte> Memory => _length <= Array.MaxLength
+        ? _memory ??= new NativeMemoryManager(Pointer, (int)_length).Memory
+        : throw new InvalidOperationException($"The file is {_length:N0} bytes, more than one block of memory can hold; use LoadedFile.Sequence.");
+
+    public override ReadOnlySequence<byte> Sequence => _length <= SegmentedContents.SegmentSize
+        ? new ReadOnlySequence<byte>(Memory)
+        : MemorySegment.Chain(Blocks());
+
+    /// <summary>Views of at most 1 GiB each, covering the contents in order.</summary>
+    private List<ReadOnlyMemory<byte>> Blocks()
+    {
+        var blocks = new List<ReadOnlyMemory<byte>>();
+        for (long start = 0; start < _length; start += SegmentedContents.SegmentSize)
+        {
+            blocks.Add(new NativeMemoryManager(Pointer + start, (int)Math.Min(SegmentedContents.SegmentSize, _length - start)).Memory);
+        }
+
+        return blocks;
+    }
+
+    /// <summary>
+    /// Allocates <paramref name="capacity"/> bytes aligned to <paramref name="alignment"/> for unbuffered reads, freed
+    /// (or pooled) on dispose.
+    /// </summary>
+    public static NativeContents AllocateAligned(long capacity, int alignment)
+    {
+        if (alignment <= NativeBlockPool.Alignment)
+        {
+            // Page-aligned, pooled like every other file buffer.
+            return NativeBlockPool.Rent(capacity, forUnbufferedReads: true);
+        }
+
+        byte* pointer = (byte*)NativeMemory.AlignedAlloc((nuint)Math.Max(capacity, 1), (nuint)alignment);
+        return new NativeContents(pointer, capacity, () => NativeMemory.AlignedFree(pointer));
+    }
+
+    /// <summary>Wraps memory someone else releases (a mapping), calling <paramref name="release"/> on dispose.</summary>
+    public static NativeContents Wrap(byte* pointer, long length, Action release) => new(pointer, length, release);
+
+    public override Span<byte> Slice(long offset, int length) => new(Pointer + offset, length);
+
+    public override void Truncate(long length)
+    {
+        _length = Math.Min(_length, length);
+        _memory = null;
+    }
+
+    public override void Dispose() => _release();
+
+    private sealed class NativeMemoryManager(byte* pointer, int length) : MemoryManager<byte>
+    {
+        public override Span<byte> GetSpan() => new(pointer, length);
+
+        public override MemoryHandle Pin(int elementIndex = 0) => new(pointer + elementIndex);
+
+        public override void Unpin()
+        {
+        }
+
+        protected override void Dispose(bool disposing)
+        {
+            // The memory belongs to the NativeContents.
+        }
+    }
+}

@@ -1,0 +1,127 @@
+using System.Runtime.InteropServices;
+
+namespace FastLoad.FileSystem;
+
+/// <summary>The few libc calls the Linux code paths need; callers check <see cref="OperatingSystem.IsLinux"/> first.</summary>
+internal static unsafe partial class Interop
+{
+    private const string Libc = "libc";
+
+    internal const int AtFdCwd = -100;
+    internal const int AtEmptyPath = 0x1000;
+    internal const uint StatxBasicStats = 0x7ff;
+
+    internal const int AtSymlinkNoFollow = 0x100;
+
+    internal const int OpenReadOnly = 0x0;
+    internal const int OpenWriteOnly = 0x1;
+    internal const int OpenCreate = 0x40;
+    internal const int OpenExclusive = 0x80;
+    internal const int OpenNoControllingTerminal = 0x100;
+    internal const int OpenNonBlocking = 0x800;
+    internal const int OpenCloseOnExec = 0x80000;
+
+    /// <summary>STATX_DIOALIGN: the alignment unbuffered I/O needs (Linux 6.1+; absent from the mask on older kernels).</summary>
+    internal const uint StatxDioAlign = 0x2000;
+
+    /// <summary>O_DIRECT differs between architectures (x86/x64: 040000; arm/arm64: 0200000).</summary>
+    internal static int OpenDirect => RuntimeInformation.ProcessArchitecture is Architecture.Arm64 or Architecture.Arm ? 0x10000 : 0x4000;
+
+    // arm and arm64 number these two apart from x64 too (asm/fcntl.h).
+    internal static int OpenDirectory => RuntimeInformation.ProcessArchitecture is Architecture.Arm64 or Architecture.Arm ? 0x4000 : 0x10000;
+
+    internal static int OpenNoFollow => RuntimeInformation.ProcessArchitecture is Architecture.Arm64 or Architecture.Arm ? 0x8000 : 0x20000;
+
+    internal const int EINVAL = 22;
+
+    internal const int ENOENT = 2;
+    internal const int EEXIST = 17;
+    internal const int EINTR = 4;
+    internal const int EACCES = 13;
+    internal const int EPERM = 1;
+    internal const int ENOTDIR = 20;
+    internal const int ENAMETOOLONG = 36;
+    internal const int ELOOP = 40;
+
+    /// <summary>The leading part of <c>struct statx</c> (its layout is the same on every Linux architecture).</summary>
+    [StructLayout(LayoutKind.Explicit, Size = 256)]
+    internal struct Statx
+    {
+        [FieldOffset(0)] public uint Mask;
+        [FieldOffset(4)] public uint BlockSize;
+        [FieldOffset(28)] public ushort Mode;
+        [FieldOffset(32)] public ulong Inode;
+        [FieldOffset(40)] public ulong Size;
+        [FieldOffset(136)] public uint DeviceMajor;
+        [FieldOffset(140)] public uint DeviceMinor;
+        [FieldOffset(152)] public uint DirectIoMemoryAlignment;
+        [FieldOffset(156)] public uint DirectIoOffsetAlignment;
+    }
+
+    [LibraryImport(Libc, EntryPoint = "statx", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    internal static partial int StatxPath(int directoryFd, string path, int flags, uint mask, out Statx buffer);
+
+    [LibraryImport(Libc, EntryPoint = "statx", SetLastError = true)]
+    internal static partial int StatxFd(int fd, byte* emptyPath, int flags, uint mask, out Statx buffer);
+
+    // open(2) is variadic in C; with integer arguments only, the x64 and arm64 Linux calling conventions match a fixed signature.
+    [LibraryImport(Libc, EntryPoint = "open", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    internal static partial int Open(string path, int flags, int mode);
+
+    /// <summary>FS_IOC_FIEMAP = _IOWR('f', 11, struct fiemap).</summary>
+    internal const ulong FsIocFiemap = 0xC020660B;
+
+    /// <summary><c>struct fiemap</c> with room for one <c>struct fiemap_extent</c>.</summary>
+    [StructLayout(LayoutKind.Explicit, Size = 32 + 56)]
+    internal struct Fiemap
+    {
+        [FieldOffset(0)] public ulong Start;
+        [FieldOffset(8)] public ulong Length;
+        [FieldOffset(16)] public uint Flags;
+        [FieldOffset(20)] public uint MappedExtents;
+        [FieldOffset(24)] public uint ExtentCount;
+        [FieldOffset(32 + 8)] public ulong FirstExtentPhysical;
+    }
+
+    // ioctl(2) is variadic; one pointer argument passes the same way as in a fixed signature on x64 and arm64 Linux.
+    [LibraryImport(Libc, EntryPoint = "pread", SetLastError = true)]
+    internal static partial nint PRead(SafeHandle fd, byte* buffer, nint count, long offset);
+
+    [LibraryImport(Libc, EntryPoint = "ioctl", SetLastError = true)]
+    internal static partial int Ioctl(int fd, ulong request, void* argument);
+
+    internal const int ProtRead = 1;
+    internal const int ProtWrite = 2;
+    internal const int MapShared = 1;
+    internal const int MapPrivate = 2;
+    internal const int MapAnonymous = 0x20;
+
+    [LibraryImport(Libc, EntryPoint = "mmap", SetLastError = true)]
+    internal static partial void* Mmap(void* address, nuint length, int protection, int flags, int fd, long offset);
+
+    internal const int MadviseHugePage = 14;
+
+    [LibraryImport(Libc, EntryPoint = "madvise", SetLastError = true)]
+    internal static partial int Madvise(void* address, nuint length, int advice);
+
+    [LibraryImport(Libc, EntryPoint = "munmap", SetLastError = true)]
+    internal static partial int Munmap(void* address, nuint length);
+
+    internal const int FcntlGetFlags = 3;
+    internal const int FcntlSetFlags = 4;
+
+    // fcntl(2) is variadic; with integer arguments only, the calling conventions match a fixed signature (as for open).
+    // macOS x64 calls it too; Apple arm64 needs another signature (Interop.Darwin.cs).
+    [LibraryImport(Libc, EntryPoint = "fcntl", SetLastError = true)]
+    internal static partial int Fcntl(int fd, int command, int argument);
+
+    // Variadic like open(2), and called the same way: the Linux calling conventions match a fixed signature.
+    [LibraryImport(Libc, EntryPoint = "openat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    internal static partial int OpenAt(int directoryFd, string path, int flags, int mode);
+
+    [LibraryImport(Libc, EntryPoint = "mkdirat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    internal static partial int MakeDirectoryAt(int directoryFd, string path, int mode);
+
+    [LibraryImport(Libc, EntryPoint = "unlinkat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    internal static partial int UnlinkAt(int directoryFd, string path, int flags);
+}

@@ -1,0 +1,251 @@
+using System.Runtime.InteropServices;
+
+namespace FastLoad.FileSystem;
+
+/// <summary>
+/// One io_uring instance (Linux 5.6 and later): requests are written into a ring shared with the kernel, submitted
+/// together with one system call, and their results read back from a second ring without one. Not thread-safe: one
+/// thread at a time submits and reaps. Requests are opens, reads and closes; the kernel runs many at once.
+/// </summary>
+internal sealed unsafe class IoUring : IDisposable
+{
+    private readonly int _fd;
+    private readonly byte* _sqRing;
+    private readonly nuint _sqRingSize;
+    private readonly byte* _cqRing;
+    private readonly nuint _cqRingSize;
+    private readonly Interop.IoUringSqe* _sqes;
+    private readonly nuint _sqesSize;
+
+    private readonly uint* _sqTail;
+    private readonly uint* _sqHead;
+    private readonly uint _sqMask;
+    private readonly uint* _sqArray;
+    private readonly uint* _cqHead;
+    private readonly uint* _cqTail;
+    private readonly uint _cqMask;
+    private readonly Interop.IoUringCqe* _cqes;
+
+    private uint _localTail;
+    private uint _unsubmitted;
+    private bool _disposed;
+
+    private IoUring(
+        int fd, in Interop.IoUringParams parameters, byte* sqRing, nuint sqRingSize, byte* cqRing, nuint cqRingSize, Interop.IoUringSqe* sqes, nuint sqesSize)
+    {
+        _fd = fd;
+        _sqRing = sqRing;
+        _sqRingSize = sqRingSize;
+        _cqRing = cqRing;
+        _cqRingSize = cqRingSize;
+        _sqes = sqes;
+        _sqesSize = sqesSize;
+        SubmissionEntries = parameters.SqEntries;
+        _sqHead = (uint*)(sqRing + parameters.SqOffsets.Head);
+        _sqTail = (uint*)(sqRing + parameters.SqOffsets.Tail);
+        _sqMask = *(uint*)(sqRing + parameters.SqOffsets.RingMask);
+        _sqArray = (uint*)(sqRing + parameters.SqOffsets.Array);
+        _cqHead = (uint*)(cqRing + parameters.CqOffsets.Head);
+        _cqTail = (uint*)(cqRing + parameters.CqOffsets.Tail);
+        _cqMask = *(uint*)(cqRing + parameters.CqOffsets.RingMask);
+        _cqes = (Interop.IoUringCqe*)(cqRing + parameters.CqOffsets.Cqes);
+        _localTail = *_sqTail;
+    }
+
+    /// <summary>How many requests can wait to be submitted at once.</summary>
+    public uint SubmissionEntries { get; }
+
+    /// <summary>Requests written but not yet submitted.</summary>
+    public uint Unsubmitted => _unsubmitted;
+
+    /// <summary>
+    /// A ring for about <paramref name="entries"/> requests in flight, or <see langword="null"/> with the reason where
+    /// the kernel offers none (too old, or a sandbox such as a container's seccomp profile forbids it).
+    /// </summary>
+    public static IoUring? TryCreate(uint entries, out string? refusal)
+    {
+        Interop.IoUringParams parameters = default;
+        int fd = Interop.IoUringSetup(entries, &parameters);
+        if (fd < 0)
+        {
+            refusal = $"io_uring_setup: {Marshal.GetPInvokeErrorMessage(Marshal.GetLastPInvokeError())}";
+            return null;
+        }
+
+        byte* sqRing = null, cqRing = null;
+        Interop.IoUringSqe* sqes = null;
+        nuint sqRingSize = parameters.SqOffsets.Array + (parameters.SqEntries * sizeof(uint));
+        nuint cqRingSize = parameters.CqOffsets.Cqes + (parameters.CqEntries * (uint)sizeof(Interop.IoUringCqe));
+        nuint sqesSize = parameters.SqEntries * (uint)sizeof(Interop.IoUringSqe);
+        bool singleMap = (parameters.Features & Interop.IoUringFeatureSingleMmap) != 0;
+        if (singleMap)
+        {
+            sqRingSize = cqRingSize = Math.Max(sqRingSize, cqRingSize);
+        }
+
+        refusal = SupportsReads(fd) ? null : "the kernel's io_uring has no openat, read or close requests (Linux 5.6 or later has them)";
+        if (refusal is null)
+        {
+            sqRing = Map(fd, sqRingSize, Interop.IoUringOffsetSqRing);
+            cqRing = singleMap ? sqRing : Map(fd, cqRingSize, Interop.IoUringOffsetCqRing);
+            sqes = (Interop.IoUringSqe*)Map(fd, sqesSize, Interop.IoUringOffsetSqes);
+            if (sqRing is null || cqRing is null || sqes is null)
+            {
+                refusal = $"mmap of the rings: {Marshal.GetPInvokeErrorMessage(Marshal.GetLastPInvokeError())}";
+            }
+        }
+
+        if (refusal is not null)
+        {
+            Unmap(sqRing, sqRingSize);
+            Unmap(singleMap ? null : cqRing, cqRingSize);
+            Unmap(sqes, sqesSize);
+            Interop.Close(fd);
+            return null;
+        }
+
+        return new IoUring(fd, parameters, sqRing, sqRingSize, cqRing, singleMap ? 0 : cqRingSize, sqes, sqesSize);
+    }
+
+    /// <summary>Writes an open of <paramref name="path"/> (NUL-terminated, kept alive until its completion); its result is the descriptor.</summary>
+    public bool TryOpen(byte* path, int flags, ulong userData) =>
+        TryAdd(Interop.IoUringOpOpenAt, Interop.AtFdCwd, (ulong)path, 0, 0, (uint)flags, userData);
+
+    /// <summary>
+    /// Writes a read of <paramref name="count"/> bytes at <paramref name="offset"/> into <paramref name="buffer"/>
+    /// (pinned until its completion).
+    /// </summary>
+    public bool TryRead(int fd, byte* buffer, uint count, ulong offset, ulong userData) =>
+        TryAdd(Interop.IoUringOpRead, fd, (ulong)buffer, count, offset, 0, userData);
+
+    public bool TryClose(int fd, ulong userData) => TryAdd(Interop.IoUringOpClose, fd, 0, 0, 0, 0, userData);
+
+    /// <summary>
+    /// Submits what was written and, with <paramref name="wait"/>, waits until at least one result is there.
+    /// </summary>
+    /// <exception cref="IOException">The kernel refused the submission.</exception>
+    public void Submit(bool wait)
+    {
+        while (true)
+        {
+            int submitted = Interop.IoUringEnter(_fd, _unsubmitted, wait ? 1u : 0u, wait ? Interop.IoUringEnterGetEvents : 0);
+            if (submitted >= 0)
+            {
+                _unsubmitted -= (uint)submitted;
+                return;
+            }
+
+            int errno = Marshal.GetLastPInvokeError();
+            if (errno == Interop.EINTR)
+            {
+                continue;
+            }
+
+            // EAGAIN/EBUSY: the completion ring is full; the caller reaps and submits again.
+            if (errno is Interop.EAGAIN or Interop.EBUSY)
+            {
+                return;
+            }
+
+            throw new IOException($"io_uring_enter: {Marshal.GetPInvokeErrorMessage(errno)}", errno);
+        }
+    }
+
+    /// <summary>The next result, if one is there; <see cref="Advance"/> consumes it.</summary>
+    public bool TryPeek(out ulong userData, out int result)
+    {
+        uint head = *_cqHead;
+        if (head == Volatile.Read(ref *_cqTail))
+        {
+            userData = 0;
+            result = 0;
+            return false;
+        }
+
+        Interop.IoUringCqe* cqe = _cqes + (head & _cqMask);
+        userData = cqe->UserData;
+        result = cqe->Result;
+        return true;
+    }
+
+    public void Advance() => Volatile.Write(ref *_cqHead, *_cqHead + 1);
+
+    public void Dispose()
+    {
+        if (_disposed)
+        {
+            return;
+        }
+
+        _disposed = true;
+        Unmap(_sqes, _sqesSize);
+        if (_cqRing != _sqRing)
+        {
+            Unmap(_cqRing, _cqRingSize);
+        }
+
+        Unmap(_sqRing, _sqRingSize);
+        Interop.Close(_fd);
+    }
+
+    private bool TryAdd(byte opcode, int fd, ulong address, uint length, ulong offset, uint operationFlags, ulong userData)
+    {
+        if (_localTail - Volatile.Read(ref *_sqHead) >= SubmissionEntries)
+        {
+            return false;
+        }
+
+        uint index = _localTail & _sqMask;
+        Interop.IoUringSqe* sqe = _sqes + index;
+        *sqe = default;
+        sqe->Opcode = opcode;
+        sqe->Fd = fd;
+        sqe->Address = address;
+        sqe->Length = length;
+        sqe->Offset = offset;
+        sqe->OperationFlags = operationFlags;
+        sqe->UserData = userData;
+        _sqArray[index] = index;
+        _localTail++;
+        _unsubmitted++;
+
+        // The kernel reads the entry once it sees the new tail: the entry's stores come first.
+        Volatile.Write(ref *_sqTail, _localTail);
+        return true;
+    }
+
+    /// <summary>Whether the kernel knows the three requests a load needs (the probe itself arrived in 5.6, with them).</summary>
+    private static bool SupportsReads(int fd)
+    {
+        const int ProbeOps = 64;
+
+        // struct io_uring_probe (16 bytes) and its struct io_uring_probe_op entries (8 bytes each).
+        byte* probe = stackalloc byte[16 + (ProbeOps * 8)];
+        new Span<byte>(probe, 16 + (ProbeOps * 8)).Clear();
+        if (Interop.IoUringRegister(fd, Interop.IoUringRegisterProbe, probe, ProbeOps) < 0)
+        {
+            return false;
+        }
+
+        int last = probe[0];
+        return Supported(Interop.IoUringOpOpenAt) && Supported(Interop.IoUringOpClose) && Supported(Interop.IoUringOpRead);
+
+        bool Supported(byte opcode) => opcode <= last && (*(ushort*)(probe + 16 + (opcode * 8) + 2) & Interop.IoUringOpSupported) != 0;
+    }
+
+    private static byte* Map(int fd, nuint size, long offset)
+    {
+        void* address = Interop.Mmap(null, size, Interop.ProtRead | Interop.ProtWrite, Interop.MapShared | MapPopulate, fd, offset);
+        return address == (void*)-1 ? null : (byte*)address;
+    }
+
+    private static void Unmap(void* address, nuint size)
+    {
+        if (address is not null && size > 0)
+        {
+            Interop.Munmap(address, size);
+        }
+    }
+
+    private const int MapPopulate = 0x8000;
+}
