@@ -16,6 +16,9 @@ namespace FastLoad.Engine;
 /// </summary>
 internal sealed unsafe class RingReader
 {
+    /// <summary>Files in flight at most: deep enough for a native reader to reach an SSD's limit (docs/startup.md).</summary>
+    internal const int MaxDepth = 128;
+
     // Room for a path and its NUL in each slot; a longer path (rare: PATH_MAX is 4096) is opened the ordinary way.
     private const int PathCapacity = 1024;
 
@@ -29,10 +32,9 @@ internal sealed unsafe class RingReader
     private readonly IoUring _ring;
     private readonly Slot[] _slots;
     private readonly int[] _free;
-    private int _freeCount;
     private readonly byte* _paths;
+    private int _freeCount;
     private int _inKernel;
-    private int _inUse;
     private volatile int _depth;
     private volatile bool _claiming = true;
     private bool _parallelismCounted;
@@ -55,11 +57,11 @@ internal sealed unsafe class RingReader
         _parallelismCounted = run.Instruments.ParallelismChanged(depth);
     }
 
-    /// <summary>Files in flight at most: deep enough for a native reader to reach an SSD's limit (docs/startup.md).</summary>
-    internal const int MaxDepth = 128;
-
     /// <summary>Files read at once.</summary>
     public int Depth => _depth;
+
+    /// <summary>Slots holding a file: opening, waiting for the budget, or reading.</summary>
+    private int InUse => _slots.Length - _freeCount;
 
     /// <summary>How many files a load of <paramref name="fileCount"/> files reads at once through the ring.</summary>
     public static int DepthFor(FileLoaderOptions options, StorageKind kind, int fileCount)
@@ -192,7 +194,7 @@ internal sealed unsafe class RingReader
     /// <summary>Claims files while slots are free and writes an open for each.</summary>
     private void Refill()
     {
-        while (_claiming && _freeCount > 0 && _inUse < _depth && !_run.StopToken.IsCancellationRequested && !_run.DirectReadersRetired)
+        while (_claiming && InUse < _depth && !_run.StopToken.IsCancellationRequested && !_run.DirectReadersRetired)
         {
             if (!_run.TryClaim(wait: false, out int index))
             {
@@ -205,7 +207,7 @@ internal sealed unsafe class RingReader
             slot.Index = index;
             slot.Started = _run.Time.GetTimestamp();
             slot.Counted = _run.Instruments.ReadStarted();
-            _run.RecordConcurrency(++_inUse);
+            _run.RecordConcurrency(InUse);
             try
             {
                 _run.CheckName(index, path);
@@ -455,7 +457,6 @@ internal sealed unsafe class RingReader
         slot.State = SlotState.Free;
         slot.Fd = -1;
         slot.Index = -1;
-        _inUse--;
         _free[_freeCount++] = slot.Number;
     }
 
