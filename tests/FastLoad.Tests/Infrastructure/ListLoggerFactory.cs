@@ -12,6 +12,9 @@ public sealed class ListLoggerFactory : ILoggerFactory
         get { lock (_entries) return _entries.ToArray(); }
     }
 
+    /// <summary>Called with each entry's event, on the logging thread, after the entry is listed.</summary>
+    public Action<EventId>? OnLog { get; set; }
+
     public ILogger CreateLogger(string categoryName) => new ListLogger(this);
 
     public void AddProvider(ILoggerProvider provider)
@@ -35,6 +38,8 @@ public sealed class ListLoggerFactory : ILoggerFactory
             {
                 owner._entries.Add((logLevel, eventId, formatter(state, exception)));
             }
+
+            owner.OnLog?.Invoke(eventId);
         }
     }
 }

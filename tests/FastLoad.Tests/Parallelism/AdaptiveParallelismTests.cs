@@ -76,10 +76,31 @@ public class AdaptiveParallelismTests : TempDirectoryTestBase
             WriteFile($"f{i:D4}.bin", 1024, seed: i);
         }
 
+        // The first reader attaches the controller once it has described the storage (then the load is logged as
+        // starting); the others read meanwhile. On a busy machine they could read most of the set before that, leaving
+        // the controller too few windows for a trial, so reads wait for it here.
+        using var controllerAttached = new ManualResetEventSlim();
+        var logging = new ListLoggerFactory
+        {
+            OnLog = id =>
+            {
+                if (id.Id == FastLoadEventId.LoadStarting)
+                {
+                    controllerAttached.Set();
+                }
+            },
+        };
         var time = new FakeTimeProvider();
-        var pool = new CountingPool { OnRent = _ => time.Advance(TimeSpan.FromMilliseconds(5)) };
+        var pool = new CountingPool
+        {
+            OnRent = _ =>
+            {
+                controllerAttached.Wait(TimeSpan.FromSeconds(30));
+                time.Advance(TimeSpan.FromMilliseconds(5));
+            },
+        };
         var options = new FileLoaderOptions { Storage = StorageKind.SolidState, BufferPool = pool, Scheduling = IoScheduling.DedicatedThreads };
-        var loader = new FileLoader(options, timeProvider: time);
+        var loader = new FileLoader(options, logging, timeProvider: time);
         long bytes = 0;
 
         LoadSummary summary = await loader.LoadAsync(

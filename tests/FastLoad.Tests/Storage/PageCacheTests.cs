@@ -3,8 +3,9 @@ using FastLoad.Tests.Infrastructure;
 
 namespace FastLoad.Tests.Storage;
 
-// Page-cache residency is machine-wide state: the >2 GiB tests running beside it can make the kernel reclaim a few
-// clean pages (seen in CI: 256 KiB of 32 MiB gone), so these run alone.
+// Page-cache residency is machine-wide state, so these run alone. Even alone, a machine may reclaim a few clean pages
+// with most of its memory free (this VM drops about 1 MiB of a cached 200 MiB file every 5 s, and a run here saw
+// 68 KiB of 32 MiB go between the load and the count): "cached" means nearly all of the file.
 [Collection(ProcessWide.Name)]
 public class PageCacheTests : TempDirectoryTestBase
 {
@@ -51,6 +52,6 @@ public class PageCacheTests : TempDirectoryTestBase
         Assert.Equal(0, PageCache.GetResidentBytes(path)); // Unbuffered: the cache is left as it was.
 
         await Loads.CollectAsync(new FileLoader(new FileLoaderOptions { Buffering = FileBuffering.Buffered }), FileSet.FromPaths([path]));
-        Assert.Equal(Size, PageCache.GetResidentBytes(path));
+        Assert.InRange(PageCache.GetResidentBytes(path), Size * 15L / 16, Size);
     }
 }
