@@ -83,10 +83,10 @@ internal static unsafe partial class Interop
         [FieldOffset(32 + 8)] public ulong FirstExtentPhysical;
     }
 
-    // ioctl(2) is variadic; one pointer argument passes the same way as in a fixed signature on x64 and arm64 Linux.
     [LibraryImport(Libc, EntryPoint = "pread", SetLastError = true)]
     internal static partial nint PRead(SafeHandle fd, byte* buffer, nint count, long offset);
 
+    // ioctl(2) is variadic; one pointer argument passes the same way as in a fixed signature on x64 and arm64 Linux.
     [LibraryImport(Libc, EntryPoint = "ioctl", SetLastError = true)]
     internal static partial int Ioctl(int fd, ulong request, void* argument);
 
@@ -95,6 +95,7 @@ internal static unsafe partial class Interop
     internal const int MapShared = 1;
     internal const int MapPrivate = 2;
     internal const int MapAnonymous = 0x20;
+    internal const int MapPopulate = 0x8000;
 
     [LibraryImport(Libc, EntryPoint = "mmap", SetLastError = true)]
     internal static partial void* Mmap(void* address, nuint length, int protection, int flags, int fd, long offset);

@@ -118,6 +118,7 @@ internal sealed unsafe class IoUring : IDisposable
     public bool TryRead(int fd, byte* buffer, uint count, ulong offset, ulong userData) =>
         TryAdd(Interop.IoUringOpRead, fd, (ulong)buffer, count, offset, 0, userData);
 
+    /// <summary>Writes a close of <paramref name="fd"/>; the descriptor is the kernel's to close from here on.</summary>
     public bool TryClose(int fd, ulong userData) => TryAdd(Interop.IoUringOpClose, fd, 0, 0, 0, 0, userData);
 
     /// <summary>
@@ -168,6 +169,7 @@ internal sealed unsafe class IoUring : IDisposable
         return true;
     }
 
+    /// <summary>Consumes the result <see cref="TryPeek"/> returned, making its entry the kernel's again.</summary>
     public void Advance() => Volatile.Write(ref *_cqHead, *_cqHead + 1);
 
     public void Dispose()
@@ -235,7 +237,7 @@ internal sealed unsafe class IoUring : IDisposable
 
     private static byte* Map(int fd, nuint size, long offset)
     {
-        void* address = Interop.Mmap(null, size, Interop.ProtRead | Interop.ProtWrite, Interop.MapShared | MapPopulate, fd, offset);
+        void* address = Interop.Mmap(null, size, Interop.ProtRead | Interop.ProtWrite, Interop.MapShared | Interop.MapPopulate, fd, offset);
         return address == (void*)-1 ? null : (byte*)address;
     }
 
@@ -246,6 +248,4 @@ internal sealed unsafe class IoUring : IDisposable
             Interop.Munmap(address, size);
         }
     }
-
-    private const int MapPopulate = 0x8000;
 }
