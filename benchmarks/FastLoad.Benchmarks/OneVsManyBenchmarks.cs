@@ -5,7 +5,8 @@ namespace FastLoad.Benchmarks;
 
 /// <summary>
 /// Seed 000, cold: the same 64 MiB as 1 file, 16 x 4 MiB, 64 x 1 MiB or 512 x 128 KiB, read at a queue depth equal to
-/// the file count (one reader per file), against one file after another. Buffers are allocated once.
+/// the file count (one reader per file), against one file after another, and FastLoad pinned to the file count and
+/// automatic. The baselines' buffers are allocated once.
 /// </summary>
 public class OneVsManyBenchmarks : IWorkloadSource
 {
@@ -45,6 +46,10 @@ public class OneVsManyBenchmarks : IWorkloadSource
     /// <summary>FastLoad with MaxDegreeOfParallelism pinned to the file count.</summary>
     [Benchmark]
     public Task<long> FastLoadAtFileCount() => _fastLoad.Run(_paths, CancellationToken.None);
+
+    /// <summary>FastLoad with automatic settings: the depth it picks for the layout, against the seed's two fixed ones.</summary>
+    [Benchmark]
+    public Task<long> FastLoadAutomatic() => LoadMethods.FastLoadAutomatic.Run(_paths, CancellationToken.None);
 
     Workload IWorkloadSource.DescribeWorkload()
     {
