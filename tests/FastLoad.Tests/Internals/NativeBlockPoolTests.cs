@@ -58,6 +58,31 @@ public class NativeBlockPoolTests
         Assert.Equal(0, NativeBlockPool.RetainedLargeBytes);
     }
 
+    [Theory]
+    [InlineData(200 * 1024)]
+    [InlineData(1 * MiB)]
+    [InlineData(16 * MiB)]
+    public void Return_MoreBlocksOfASizeThanTheLimitKeeps_KeepsUpToTheLimitAndRentsThemAgain(long length)
+    {
+        NativeBlockPool.FreeIdlePooledBlocks();
+        Assert.Equal(0, NativeBlockPool.RetainedPooledBytes);
+        long size = NativeBlockPool.Footprint(length);
+        int count = (int)(NativeBlockPool.RetainedBytesLimit / size) + 2;
+        var blocks = new List<NativeContents>();
+        for (int i = 0; i < count; i++)
+        {
+            blocks.Add(NativeBlockPool.Rent(length));
+        }
+
+        blocks.ForEach(block => block.Dispose());
+        long retained = NativeBlockPool.RetainedPooledBytes;
+        Assert.Equal(NativeBlockPool.RetainedBytesLimit / size * size, retained);
+
+        // The next rent of that size takes a kept block rather than mapping a fresh one.
+        using NativeContents again = NativeBlockPool.Rent(length);
+        Assert.Equal(retained - size, NativeBlockPool.RetainedPooledBytes);
+    }
+
     [Fact]
     public void Rent_OfAnotherSizeClass_FreesTheIdleBlocksBeforeMappingAFreshOne()
     {

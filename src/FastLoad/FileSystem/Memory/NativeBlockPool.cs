@@ -1,4 +1,3 @@
-using System.Collections.Concurrent;
 using System.Numerics;
 using System.Runtime.InteropServices;
 
@@ -40,8 +39,7 @@ internal static unsafe class NativeBlockPool
     private static Timer? s_largeBlockTrimmer;
     private static long s_retainedLarge;
 
-    private static readonly ConcurrentStack<IntPtr>[] Buckets =
-        Enumerable.Range(0, BitOperations.Log2(MaxPooledLength) - FirstBucketShift + 1).Select(_ => new ConcurrentStack<IntPtr>()).ToArray();
+    private static readonly BlockStack[] Buckets = CreateBuckets();
 
     private static long s_retained;
 
@@ -90,12 +88,12 @@ internal static unsafe class NativeBlockPool
         }
 
         int size = (int)Math.Max(BitOperations.RoundUpToPowerOf2((ulong)capacity), 1UL << FirstBucketShift);
-        ConcurrentStack<IntPtr> bucket = Buckets[BitOperations.Log2((uint)size) - FirstBucketShift];
+        BlockStack bucket = Buckets[BitOperations.Log2((uint)size) - FirstBucketShift];
         byte* block;
-        if (bucket.TryPop(out IntPtr reused))
+        if (bucket.TryPop(out byte* reused))
         {
             Interlocked.Add(ref s_retained, -size);
-            block = (byte*)reused;
+            block = reused;
         }
         else
         {
@@ -105,7 +103,7 @@ internal static unsafe class NativeBlockPool
         return NativeContents.Wrap(block, capacity, () => Return(bucket, block, size));
     }
 
-    private static void Return(ConcurrentStack<IntPtr> bucket, byte* block, int size)
+    private static void Return(BlockStack bucket, byte* block, int size)
     {
         if (Interlocked.Add(ref s_retained, size) > RetainedBytesLimit)
         {
@@ -114,7 +112,32 @@ internal static unsafe class NativeBlockPool
             return;
         }
 
-        bucket.Push((IntPtr)block);
+        bucket.Push(block);
+    }
+
+    /// <summary>Frees every idle block up to <see cref="MaxPooledLength"/> (tests start from an empty pool).</summary>
+    internal static void FreeIdlePooledBlocks()
+    {
+        for (int bucket = 0; bucket < Buckets.Length; bucket++)
+        {
+            int size = 1 << (FirstBucketShift + bucket);
+            while (Buckets[bucket].TryPop(out byte* block))
+            {
+                Interlocked.Add(ref s_retained, -size);
+                Free(block, size);
+            }
+        }
+    }
+
+    private static BlockStack[] CreateBuckets()
+    {
+        var buckets = new BlockStack[BitOperations.Log2(MaxPooledLength) - FirstBucketShift + 1];
+        for (int bucket = 0; bucket < buckets.Length; bucket++)
+        {
+            buckets[bucket] = new BlockStack(RetainedBytesLimit >> (FirstBucketShift + bucket));
+        }
+
+        return buckets;
     }
 
     private static byte* TakeIdleLargeBlock(long size)
@@ -191,6 +214,9 @@ internal static unsafe class NativeBlockPool
         }
     }
 
+    /// <summary>The bytes of idle blocks up to <see cref="MaxPooledLength"/> kept for reuse.</summary>
+    internal static long RetainedPooledBytes => Volatile.Read(ref s_retained);
+
     /// <summary>The bytes of idle large blocks kept for reuse.</summary>
     internal static long RetainedLargeBytes
     {
@@ -241,5 +267,32 @@ internal static unsafe class NativeBlockPool
         Interop.Munmap(block, (nuint)Math.Max(size, 1));
     }
 
-    private readonly record struct IdleBlock(IntPtr Address, long Size, long ReturnedAt);
+    // A class, as are the pool's other collections' elements: the framework's code shared by every reference type is
+    // precompiled, while a collection of a struct of ours is JIT-compiled when a process first reads a large file.
+    private sealed record IdleBlock(IntPtr Address, long Size, long ReturnedAt);
+
+    /// <summary>The idle blocks of one bucket, the most recently returned on top.</summary>
+    private sealed class BlockStack(long capacity)
+    {
+        // The retained limit bounds how many blocks of a size can wait, so the array never grows.
+        private readonly IntPtr[] _blocks = new IntPtr[Math.Max(1, capacity)];
+        private int _count;
+
+        public bool TryPop(out byte* block)
+        {
+            lock (_blocks)
+            {
+                block = _count > 0 ? (byte*)_blocks[--_count] : null;
+                return block is not null;
+            }
+        }
+
+        public void Push(byte* block)
+        {
+            lock (_blocks)
+            {
+                _blocks[_count++] = (IntPtr)block;
+            }
+        }
+    }
 }

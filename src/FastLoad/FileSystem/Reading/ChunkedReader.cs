@@ -99,16 +99,44 @@ internal static class ChunkedReader
             }
         }
 
-        var helpers = new Task[Math.Max(0, workers - 1)];
-        for (int i = 0; i < helpers.Length; i++)
+        // Each helper starts the next before it reads: the calling thread reads at once, and the thread starts (a
+        // millisecond or more each in a new process) overlap the reads rather than come before them.
+        var helpers = new Task?[Math.Max(0, workers - 1)];
+        Exception? startFailure = null;
+
+        void StartHelper(int worker)
         {
-            int worker = i + 1;
-            helpers[i] = Task.Factory.StartNew(() => Work(worker), CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
+            if (worker >= workers)
+            {
+                return;
+            }
+
+            try
+            {
+                Volatile.Write(
+                    ref helpers[worker - 1],
+                    Task.Factory.StartNew(
+                        () =>
+                        {
+                            StartHelper(worker + 1);
+                            Work(worker);
+                        },
+                        CancellationToken.None,
+                        TaskCreationOptions.LongRunning,
+                        TaskScheduler.Default));
+            }
+            catch (Exception ex)
+            {
+                // No thread for this range and the ones after it: the file fails rather than miss their bytes.
+                Volatile.Write(ref startFailure, ex);
+                stop.Cancel();
+            }
         }
 
         Exception? failure = null;
         try
         {
+            StartHelper(1);
             Work(0);
         }
         catch (Exception ex)
@@ -116,8 +144,9 @@ internal static class ChunkedReader
             failure = ex;
         }
 
-        // Every worker must be done with the destination before the caller may free it.
-        foreach (Task helper in helpers)
+        // Every worker must be done with the destination before the caller may free it. A helper is known once the one
+        // before it has ended (that one started it first thing), or was never started, nor were those after it.
+        for (int i = 0; i < helpers.Length && Volatile.Read(ref helpers[i]) is { } helper; i++)
         {
             try
             {
@@ -131,6 +160,11 @@ internal static class ChunkedReader
                     failure = ex.InnerException;
                 }
             }
+        }
+
+        if (Volatile.Read(ref startFailure) is { } notStarted && failure is null or OperationCanceledException)
+        {
+            failure = notStarted;
         }
 
         if (failure is not null)
