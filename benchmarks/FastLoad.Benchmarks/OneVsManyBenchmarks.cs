@@ -6,7 +6,7 @@ namespace FastLoad.Benchmarks;
 /// <summary>
 /// Seed 000, cold: the same 64 MiB as 1 file, 16 x 4 MiB, 64 x 1 MiB or 512 x 128 KiB, read at a queue depth equal to
 /// the file count (one reader per file), against one file after another, and FastLoad pinned to the file count and
-/// automatic. The baselines' buffers are allocated once.
+/// automatic. The seed's scenarios read into buffers allocated once; File.ReadAllBytes allocates, as FastLoad does.
 /// </summary>
 public class OneVsManyBenchmarks : IWorkloadSource
 {
@@ -38,6 +38,10 @@ public class OneVsManyBenchmarks : IWorkloadSource
 
     [Benchmark(Baseline = true)]
     public long OneAfterAnother() => _paths.Select((path, index) => (long)FileReads.ReadWholeFile(path, _buffers[index])).Sum();
+
+    /// <summary>File.ReadAllBytes, one file after another: new arrays, as FastLoad hands over (see LargeFileBenchmarks).</summary>
+    [Benchmark]
+    public long ReadAllBytesOneAfterAnother() => _paths.Sum(path => (long)File.ReadAllBytes(path).Length);
 
     /// <summary>One thread per file, all reading at once: queue depth = file count, as the seed's fio runs.</summary>
     [Benchmark]
