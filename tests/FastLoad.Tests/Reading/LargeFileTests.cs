@@ -19,7 +19,8 @@ public class LargeFileTests : TempDirectoryTestBase
             Threshold - 1, Threshold, Threshold + 1,           // one read vs. chunks
             Threshold + Chunk - 1, Threshold + Chunk + 1,      // a chunk boundary +-1
             Threshold + 4095, Threshold + 4097,                // the unbuffered alignment +-1
-            (5 * Chunk) + 3,                                   // buffered: several chunks per range, an empty last range
+            (5 * Chunk) + 3,                                   // buffered: 3 ranges of at least 32 MiB, 2 chunks each
+            (8 * Chunk) + 3,                                   // buffered: 4 ranges of 3 chunks, the last one empty
         ];
         foreach (int size in sizes)
         {
