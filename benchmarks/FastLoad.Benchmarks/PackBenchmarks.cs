@@ -56,9 +56,8 @@ public class PackBenchmarks
     }
 
     /// <summary>
-    /// Each unpack goes to a folder of its own, deleted only when the case ends. Deleting the previous iteration's
-    /// 10,000 files first made the next unpack spend 5-7 s more in the kernel on the project VM, even after a sync and
-    /// 30 s of waiting, while unpacking next to them took 1.2-1.6 s (docs/benchmarks.md).
+    /// Each unpack goes to a folder of its own, deleted only when the case ends: deleting the previous iteration's
+    /// 10,000 files first made the next unpack several times slower in the kernel on the project VM (docs/benchmarks.md).
     /// </summary>
     [IterationSetup(Target = nameof(Unpack))]
     public void NewUnpackFolderAndEvict()

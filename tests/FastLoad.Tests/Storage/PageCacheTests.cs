@@ -4,8 +4,7 @@ using FastLoad.Tests.Infrastructure;
 namespace FastLoad.Tests.Storage;
 
 // Page-cache residency is machine-wide state, so these run alone. Even alone, a machine may reclaim a few clean pages
-// with most of its memory free (this VM drops about 1 MiB of a cached 200 MiB file every 5 s, and a run here saw
-// 68 KiB of 32 MiB go between the load and the count): "cached" means nearly all of the file.
+// with most of its memory free (the project VM does), so "cached" means nearly all of the file.
 [Collection(ProcessWide.Name)]
 public class PageCacheTests : TempDirectoryTestBase
 {

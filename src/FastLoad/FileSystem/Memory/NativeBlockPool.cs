@@ -89,26 +89,32 @@ internal static unsafe class NativeBlockPool
 
         int size = (int)Math.Max(BitOperations.RoundUpToPowerOf2((ulong)capacity), 1UL << FirstBucketShift);
         BlockStack bucket = Buckets[BitOperations.Log2((uint)size) - FirstBucketShift];
-        byte* block;
-        if (bucket.TryPop(out byte* reused))
-        {
-            Interlocked.Add(ref s_retained, -size);
-            block = reused;
-        }
-        else
+        byte* block = TakeIdleBlock(bucket);
+        if (block is null)
         {
             block = Allocate(size, forUnbufferedReads);
         }
 
-        return NativeContents.Wrap(block, capacity, () => Return(bucket, block, size));
+        return NativeContents.Wrap(block, capacity, () => Return(bucket, block));
     }
 
-    private static void Return(BlockStack bucket, byte* block, int size)
+    private static byte* TakeIdleBlock(BlockStack bucket)
     {
-        if (Interlocked.Add(ref s_retained, size) > RetainedBytesLimit)
+        byte* block = bucket.TryPop();
+        if (block is not null)
         {
-            Interlocked.Add(ref s_retained, -size);
-            Free(block, size);
+            Interlocked.Add(ref s_retained, -bucket.BlockSize);
+        }
+
+        return block;
+    }
+
+    private static void Return(BlockStack bucket, byte* block)
+    {
+        if (Interlocked.Add(ref s_retained, bucket.BlockSize) > RetainedBytesLimit)
+        {
+            Interlocked.Add(ref s_retained, -bucket.BlockSize);
+            Free(block, bucket.BlockSize);
             return;
         }
 
@@ -118,13 +124,11 @@ internal static unsafe class NativeBlockPool
     /// <summary>Frees every idle block up to <see cref="MaxPooledLength"/> (tests start from an empty pool).</summary>
     internal static void FreeIdlePooledBlocks()
     {
-        for (int bucket = 0; bucket < Buckets.Length; bucket++)
+        foreach (BlockStack bucket in Buckets)
         {
-            int size = 1 << (FirstBucketShift + bucket);
-            while (Buckets[bucket].TryPop(out byte* block))
+            for (byte* block = TakeIdleBlock(bucket); block is not null; block = TakeIdleBlock(bucket))
             {
-                Interlocked.Add(ref s_retained, -size);
-                Free(block, size);
+                Free(block, bucket.BlockSize);
             }
         }
     }
@@ -134,7 +138,7 @@ internal static unsafe class NativeBlockPool
         var buckets = new BlockStack[BitOperations.Log2(MaxPooledLength) - FirstBucketShift + 1];
         for (int bucket = 0; bucket < buckets.Length; bucket++)
         {
-            buckets[bucket] = new BlockStack(RetainedBytesLimit >> (FirstBucketShift + bucket));
+            buckets[bucket] = new BlockStack(1 << (FirstBucketShift + bucket));
         }
 
         return buckets;
@@ -271,19 +275,21 @@ internal static unsafe class NativeBlockPool
     // precompiled, while a collection of a struct of ours is JIT-compiled when a process first reads a large file.
     private sealed record IdleBlock(IntPtr Address, long Size, long ReturnedAt);
 
-    /// <summary>The idle blocks of one bucket, the most recently returned on top.</summary>
-    private sealed class BlockStack(long capacity)
+    /// <summary>The idle blocks of one size, the most recently returned on top.</summary>
+    private sealed class BlockStack(int blockSize)
     {
         // The retained limit bounds how many blocks of a size can wait, so the array never grows.
-        private readonly IntPtr[] _blocks = new IntPtr[Math.Max(1, capacity)];
+        private readonly IntPtr[] _blocks = new IntPtr[RetainedBytesLimit / blockSize];
         private int _count;
 
-        public bool TryPop(out byte* block)
+        public int BlockSize { get; } = blockSize;
+
+        /// <summary>The block on top, or null when none waits.</summary>
+        public byte* TryPop()
         {
             lock (_blocks)
             {
-                block = _count > 0 ? (byte*)_blocks[--_count] : null;
-                return block is not null;
+                return _count > 0 ? (byte*)_blocks[--_count] : null;
             }
         }
 

@@ -40,7 +40,9 @@ internal static class ChunkedReader
         bool sequentialStreams = requestAlignment <= 1;
         int readsInFlight = sequentialStreams ? ReadSettings.ReadsInFlight : ReadSettings.UnbufferedReadsInFlight;
         long chunkCount = (length + chunkSize - 1) / chunkSize;
-        long ranges = sequentialStreams ? (length + ReadSettings.MinBufferedRangeLength - 1) / ReadSettings.MinBufferedRangeLength : chunkCount;
+        long ranges = sequentialStreams
+            ? (length + ReadSettings.BufferedBytesPerRange - 1) / ReadSettings.BufferedBytesPerRange
+            : chunkCount;
         int workers = (int)Math.Min(readsInFlight, ranges);
         long chunksPerStream = workers == 0 ? 0 : (chunkCount + workers - 1) / workers;
         long nextChunk = -1;

@@ -32,10 +32,10 @@ internal sealed class ReadSettings
     internal const int ReadsInFlight = 4;
 
     /// <summary>
-    /// The least a buffered range holds: a shorter one ends before its readahead has grown, so a file under
-    /// <see cref="ReadsInFlight"/> times this is read in fewer ranges (docs/benchmarks.md).
+    /// A buffered file gets a range per this many bytes, rounded up, and at most <see cref="ReadsInFlight"/>: a
+    /// much shorter range ends before its readahead has grown (docs/benchmarks.md).
     /// </summary>
-    internal const long MinBufferedRangeLength = 32L * 1024 * 1024;
+    internal const long BufferedBytesPerRange = 32L * 1024 * 1024;
 
     /// <summary>Unbuffered reads have no readahead, so several in flight pay (docs/benchmarks.md).</summary>
     internal const int UnbufferedReadsInFlight = 4;
