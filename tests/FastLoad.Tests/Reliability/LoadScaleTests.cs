@@ -35,7 +35,7 @@ public class LoadScaleTests(ITestOutputHelper output) : TempDirectoryTestBase(Me
         var pool = new CountingPool();
         var loader = new FileLoader(new FileLoaderOptions { BufferPool = pool });
         var seen = new HashSet<string>(StringComparer.Ordinal);
-        int baseline = ProcessWide.OpenDescriptors();
+        int baseline = ProcessWide.OpenDescriptorsBaseline();
         int peakDescriptors = baseline;
 
         LoadSummary summary = await loader.LoadAsync(
@@ -68,7 +68,7 @@ public class LoadScaleTests(ITestOutputHelper output) : TempDirectoryTestBase(Me
         List<string> paths = CreateSparseSet(1, 8);
         var pool = new CountingPool();
         var loader = new FileLoader(new FileLoaderOptions { MemoryBudget = Budget, BufferPool = pool, MaxDegreeOfParallelism = 32 });
-        int baseline = ProcessWide.OpenDescriptors();
+        int baseline = ProcessWide.OpenDescriptorsBaseline();
         int peakDescriptors = baseline;
 
         LoadSummary summary = await loader.LoadAsync(

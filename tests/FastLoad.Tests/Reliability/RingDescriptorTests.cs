@@ -31,7 +31,7 @@ public class RingDescriptorTests : TempDirectoryTestBase
         var pool = new CountingPool();
         var loader = new FileLoader(new FileLoaderOptions { BufferPool = pool, ErrorHandling = LoadErrorHandling.Collect });
         FileSet files = FileSet.FromPaths([.. Directory.GetFileSystemEntries(Root).Order(StringComparer.Ordinal)]);
-        int baseline = ProcessWide.OpenDescriptors();
+        int baseline = ProcessWide.OpenDescriptorsBaseline();
 
         LoadSummary summary = await loader.LoadAsync(files, (_, _) => ValueTask.CompletedTask);
         Assert.Equal(Count + 1, summary.FileCount);
