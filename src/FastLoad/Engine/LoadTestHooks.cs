@@ -17,4 +17,20 @@ internal sealed class LoadTestHooks
 
     /// <summary>Replaces the memory the process can get, so that a test can check the limit without allocating.</summary>
     public Func<long>? AvailableMemory { get; init; }
+
+    /// <summary>Clears O_NONBLOCK on every file a ring opens, as on a kernel before Linux 5.15.</summary>
+    public bool ClearNonBlocking { get; init; }
+
+    /// <summary>Reads a ring did not finish in the kernel, finished by its thread instead (a short read, EAGAIN).</summary>
+    public int RingReadsFinishedHere => _ringReadsFinishedHere;
+
+    private int _ringReadsFinishedHere;
+
+    internal void RingReadFinishedHere()
+    {
+        if (this != None)
+        {
+            Interlocked.Increment(ref _ringReadsFinishedHere);
+        }
+    }
 }

@@ -187,11 +187,15 @@ public class CancellationTests : TempDirectoryTestBase
         var pool = new CountingPool();
         var loader = new FileLoader(new FileLoaderOptions { BufferPool = pool });
         using var cancel = new CancellationTokenSource();
-        int fileCount = Directory.GetFiles(Root, "*", SearchOption.AllDirectories).Length;
+
+        // Fewer files than the load's window of files claimed and not handed over, so that every one can be read
+        // while the consumer holds the first.
+        string[] paths = Directory.GetFiles(Root, "*", SearchOption.AllDirectories)[..100];
+        int fileCount = paths.Length;
         int calls = 0;
 
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => loader.LoadAsync(
-            FileSet.FromDirectory(Root),
+            FileSet.FromPaths(paths),
             async (_, _) =>
             {
                 if (++calls == 1)

@@ -151,7 +151,7 @@ internal sealed class DeviceLane
         long bytes;
         try
         {
-            bytes = _run.ReadAndPublish(file.Index);
+            bytes = BlockingReads.ReadAndPublish(_run, file.Index);
         }
         finally
         {

@@ -125,7 +125,11 @@ internal sealed class DirectReaders
         while (Interlocked.CompareExchange(ref _started, ordinal + 1, ordinal) != ordinal);
 
         // Counted before the thread runs, so that the count only reaches 0 when the last thread is done.
-        _run.ReaderStarted();
+        if (!_run.ReaderStarted())
+        {
+            return;
+        }
+
         Interlocked.Increment(ref _running);
         try
         {
@@ -133,22 +137,34 @@ internal sealed class DirectReaders
         }
         catch
         {
-            _ = Exited();
+            _ = Exited(countedInLoad: true);
             throw;
         }
     }
 
     private void Run(int ordinal)
     {
+        bool countedInLoad = true;
         try
         {
             StartNext();
-            if (ordinal == 0 && !_run.SettleStorage())
+            if (ordinal == 0)
             {
-                return;
+                // The first thread describes the storage; it does not count as running meanwhile, so that a load that
+                // ends does not wait for the description.
+                _run.ReaderExited();
+                countedInLoad = false;
+                StorageDevice device = _run.Readers.DescribeDevice(_run.PathAt(0));
+                if (!_run.ReaderStarted())
+                {
+                    return;
+                }
+
+                countedInLoad = true;
+                _run.Readers.SettleStorage(device);
             }
 
-            while (!_run.DirectReadersRetired)
+            while (!_run.Readers.Retired)
             {
                 if (ordinal >= Threads && !Park(ordinal))
                 {
@@ -161,7 +177,7 @@ internal sealed class DirectReaders
                     break;
                 }
 
-                long bytes = _run.ReadAndPublish(index);
+                long bytes = BlockingReads.ReadAndPublish(_run, index);
                 if (_controller?.OnCompleted(bytes, 1) is int limit)
                 {
                     ChangeLimit(limit);
@@ -175,7 +191,7 @@ internal sealed class DirectReaders
         }
         finally
         {
-            if (Exited())
+            if (Exited(countedInLoad))
             {
                 // The load no longer waits for this thread: it prepares the metrics for the next loads (see LoadInstruments).
                 _run.Instruments.CreateOnThisThread();
@@ -193,7 +209,7 @@ internal sealed class DirectReaders
         {
             while (ordinal >= Threads)
             {
-                if (_controller is null || _run.FilesLeft == 0 || _run.DirectReadersRetired)
+                if (_controller is null || _run.FilesLeft == 0 || _run.Readers.Retired)
                 {
                     return false;
                 }
@@ -221,8 +237,8 @@ internal sealed class DirectReaders
         }
     }
 
-    /// <summary>Counts a thread out; returns whether it was the last.</summary>
-    private bool Exited()
+    /// <summary>Counts a thread out (of the load too where it counts there); returns whether it was the last.</summary>
+    private bool Exited(bool countedInLoad)
     {
         bool last = Interlocked.Decrement(ref _running) == 0;
         if (last && _parallelismCounted)
@@ -230,7 +246,11 @@ internal sealed class DirectReaders
             _run.Instruments.ParallelismChanged(-Threads);
         }
 
-        _run.ReaderExited();
+        if (countedInLoad)
+        {
+            _run.ReaderExited();
+        }
+
         return last;
     }
 

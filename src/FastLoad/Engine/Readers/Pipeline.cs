@@ -93,7 +93,7 @@ internal sealed class Pipeline
 
         // Input order needs one feeder (slots are taken in the set's order), so one lane for all devices.
         DirectoryDevices? devices = _run.Options.Ordering == LoadOrdering.Completion ? _knownDevices ?? new DirectoryDevices() : null;
-        bool waitForFirstRead = _run.HasDirectReaders;
+        bool waitForFirstRead = _run.Readers.HasDirectReaders;
         try
         {
             while (!cancellationToken.IsCancellationRequested && _run.TryClaimIndex(out int index))
@@ -108,7 +108,7 @@ internal sealed class Pipeline
                 }
 
                 lane.Add(new PlannedFile(index, path, key));
-                if (!_reading && waitForFirstRead && !lane.OrdersPhysically && !_run.DirectReadersRetired)
+                if (!_reading && waitForFirstRead && !lane.OrdersPhysically && !_run.Readers.Retired)
                 {
                     // Until a lane reads (in a new process its code is still being compiled), the direct readers
                     // take the other files; the pipeline then takes every file left. A lane in physical order reads
@@ -119,21 +119,22 @@ internal sealed class Pipeline
         }
         finally
         {
+            // Every lane is waited for, even when one failed: the load must not release what another still reads into.
+            var completions = new Task[_lanes.Count];
+            int lanes = 0;
             foreach (DeviceLane lane in _lanes.Values)
             {
                 lane.CompleteAdding();
+                completions[lanes++] = lane.Completion;
             }
 
-            foreach (DeviceLane lane in _lanes.Values)
-            {
-                await lane.Completion.ConfigureAwait(false);
-            }
+            await Task.WhenAll(completions).ConfigureAwait(false);
         }
     }
 
     private DeviceLane CreateLane(ulong deviceId, int firstIndex)
     {
-        StorageDevice device = _lanes.Count == 0 || deviceId == 0 ? _firstDevice ??= _run.DescribeDevice(_run.PathAt(firstIndex)) : DescribeDevice(deviceId);
+        StorageDevice device = _lanes.Count == 0 || deviceId == 0 ? _firstDevice ??= _run.Readers.DescribeDevice(_run.PathAt(firstIndex)) : DescribeDevice(deviceId);
         FileLoaderOptions options = _run.Options;
         StorageKind kind = options.Storage ?? device.Kind;
         long meanLength = _run.MeanLengthSeen(fallback: 0) is > 0 and long seen ? seen : SampleMeanLength(firstIndex);

@@ -7,37 +7,47 @@ using Microsoft.Win32.SafeHandles;
 namespace FastLoad.Engine;
 
 /// <summary>
-/// Reads a load's files through an io_uring ring, driven by the thread that takes the files (Linux): it writes an open
-/// for each of up to <see cref="Depth"/> files, and as each open completes it asks the descriptor for the file's size
-/// (one <c>statx</c>), takes the bytes from the budget and writes the read and then the close. The kernel runs them all
-/// at once, so the device sees a deep queue without a thread per read, and nothing is handed between threads. A file
-/// the ring should not read (empty or pseudo files, large files with their own strategies) or a read the kernel could
-/// not do is read on this thread the ordinary way. Not thread-safe: only the consumer's thread calls it.
+/// Reads a load's files through one io_uring ring, driven by one thread (Linux): it writes an open for each of up to
+/// <see cref="Depth"/> files, and as each open completes it asks the descriptor for the file's size (one <c>statx</c>),
+/// takes the bytes from the budget and writes the read and then the close. The kernel runs them all at once, so the
+/// device sees a deep queue without a thread per read. Cached data is copied during the submitting system call, on the
+/// driving thread: a load gets a ring per core for that (see <see cref="LoadReaders"/>). A file the ring should not
+/// read (empty or pseudo files, large files with their own strategies) or a read the kernel could not do is read the
+/// ordinary way. Not thread-safe: the consumer's thread drives the first ring (<see cref="Drive"/>), a reader thread
+/// each other one (<see cref="Run"/>); <see cref="Limit"/> and <see cref="StopClaiming"/> are for any thread.
 /// </summary>
-internal sealed unsafe class RingReader
+internal sealed unsafe class RingReader : ConsumerThreadReader
 {
-    /// <summary>Files in flight at most: deep enough for a native reader to reach an SSD's limit (docs/startup.md).</summary>
+    /// <summary>Files in flight at most over a load's rings: deep enough for a native reader to reach an SSD's limit (docs/startup.md).</summary>
     internal const int MaxDepth = 128;
+
+    /// <summary>A set gets one ring per this many files, up to one per core: below it, a thread costs more than it reads.</summary>
+    internal const int MinFilesPerRing = 128;
 
     // Room for a path and its NUL in each slot; a longer path (rare: PATH_MAX is 4096) is opened the ordinary way.
     private const int PathCapacity = 1024;
 
     private const ulong OperationOpen = 1;
     private const ulong OperationRead = 2;
+    private const ulong OperationClose = 3;
 
-    // A close's result is not looked at: a descriptor that was only read from has nothing to lose on close.
-    private const ulong IgnoredResult = 0;
+    // Before Linux 5.15 io_uring treats a file opened O_NONBLOCK as one whose reads must not wait, so a cold read comes
+    // back EAGAIN; the flag (which keeps the open of a FIFO from blocking) is cleared once the file is known regular.
+    private static readonly bool ClearsNonBlocking = Environment.OSVersion.Version < new Version(5, 15);
 
     private readonly LoadRun _run;
     private readonly IoUring _ring;
     private readonly Slot[] _slots;
     private readonly int[] _free;
-    private readonly byte* _paths;
+    private readonly byte[] _paths;
+    private readonly bool _clearNonBlocking;
     private int _freeCount;
     private int _inKernel;
+    private int _closesInKernel;
     private volatile int _depth;
     private volatile bool _claiming = true;
     private bool _parallelismCounted;
+    private bool _disposing;
     private bool _disposed;
 
     private RingReader(LoadRun run, IoUring ring, int depth)
@@ -53,25 +63,43 @@ internal sealed unsafe class RingReader
             _free[_freeCount++] = slot;
         }
 
-        _paths = (byte*)NativeMemory.Alloc((nuint)depth * PathCapacity);
+        // Pinned, so that the kernel can read a path until its open completes; the GC frees it with the reader.
+        _paths = GC.AllocateUninitializedArray<byte>(depth * PathCapacity, pinned: true);
+        _clearNonBlocking = ClearsNonBlocking || run.Hooks.ClearNonBlocking;
         _parallelismCounted = run.Instruments.ParallelismChanged(depth);
     }
 
     /// <summary>Files read at once.</summary>
     public int Depth => _depth;
 
+    /// <summary>Whether the kernel has posted results not yet handled (a read of shared memory, no system call).</summary>
+    public override bool HasResults => !_disposed && _ring.TryPeek(out _, out _);
+
     /// <summary>Slots holding a file: opening, waiting for the budget, or reading.</summary>
     private int InUse => _slots.Length - _freeCount;
 
-    /// <summary>How many files a load of <paramref name="fileCount"/> files reads at once through the ring.</summary>
+    /// <summary>How many files a load of <paramref name="fileCount"/> files reads at once over all its rings.</summary>
     public static int DepthFor(FileLoaderOptions options, StorageKind kind, int fileCount)
     {
         int limit = options.MaxDegreeOfParallelism ?? (kind == StorageKind.Rotational ? ParallelismPolicy.RotationalSmallFileDepth : MaxDepth);
         return Math.Max(1, Math.Min(fileCount, limit));
     }
 
-    /// <summary>Whether the kernel has posted results not yet handled (a read of shared memory, no system call).</summary>
-    public bool HasResults => _ring.TryPeek(out _, out _);
+    /// <summary>How many rings read a load of <paramref name="fileCount"/> files: one per <see cref="MinFilesPerRing"/>, up to one per core.</summary>
+    public static int RingsFor(FileLoaderOptions options, StorageKind kind, int fileCount)
+    {
+        // A spinning disk's few reads at once, and input order's window, are kept simplest on one ring.
+        if (kind == StorageKind.Rotational || options.Ordering == LoadOrdering.Input)
+        {
+            return 1;
+        }
+
+        int rings = Math.Min(Environment.ProcessorCount, fileCount / MinFilesPerRing);
+        return Math.Clamp(rings, 1, DepthFor(options, kind, fileCount));
+    }
+
+    /// <summary>The depth of ring <paramref name="ring"/> of <paramref name="rings"/> sharing <paramref name="total"/> reads at once.</summary>
+    public static int ShareOf(int total, int rings, int ring) => (total / rings) + (ring < total % rings ? 1 : 0);
 
     /// <summary>A reader for <paramref name="run"/>, or <see langword="null"/> with the reason where the kernel offers no ring.</summary>
     public static RingReader? TryCreate(LoadRun run, int depth, out string? refusal)
@@ -82,7 +110,7 @@ internal sealed unsafe class RingReader
             return null;
         }
 
-        // An open, a read and a close per file can be waiting at once.
+        // An open or a read, and a close, per file can be waiting at once.
         IoUring? ring = IoUring.TryCreate((uint)(2 * depth), out refusal);
         return ring is null ? null : new RingReader(run, ring, depth);
     }
@@ -109,10 +137,14 @@ internal sealed unsafe class RingReader
     /// <paramref name="wait"/> sleeps in the kernel until something finishes when nothing did yet.
     /// </summary>
     /// <returns>Whether files were published or are in the kernel: <see langword="false"/> when the ring has nothing to do.</returns>
-    public bool Pump(bool wait)
+    public override bool Drive(bool wait)
     {
-        int done = Reap() + StartWaitingReads();
-        Refill();
+        if (_disposed)
+        {
+            return false;
+        }
+
+        int done = Reap() + StartWaitingReads() + Refill();
 
         // Results can call for more requests (a read once its open is done, an open once a file is done): submitted at
         // once, so that the kernel is never idle while this thread does something else.
@@ -122,36 +154,43 @@ internal sealed unsafe class RingReader
             bool block = wait && !waited && done == 0 && _inKernel > 0;
             if (block)
             {
-                // Time this thread would spend waiting anyway: it starts the metrics' creation, as reader threads do
-                // when they are done (no-op once started).
+                // Time this thread would spend waiting anyway: it starts the metrics' creation (no-op once started).
                 _run.Instruments.RequestCreation();
             }
 
             _ring.Submit(block);
             waited |= block;
-            done += Reap();
-            Refill();
+            done += Reap() + Refill();
         }
 
         return done > 0 || _inKernel > 0;
     }
 
     /// <summary>
-    /// Stops, waits for everything in the kernel (it writes into the buffers until it completes), returns every buffer
-    /// and descriptor it still holds, and closes the ring.
+    /// Drives the ring on a reader thread until no file is left for it, waiting in the kernel for its reads and, when it
+    /// has nothing there, for the budget or a delivery slot, as the consumer frees them. Never throws.
     /// </summary>
-    public void Dispose()
+    public void Run() => RunOnReaderThread(settle: false);
+
+    /// <summary>As <see cref="Run"/>, and describes the load's storage once the first reads are in the kernel.</summary>
+    public void RunAndSettle() => RunOnReaderThread(settle: true);
+
+    /// <summary>
+    /// Stops, waits for everything in the kernel (it writes into the buffers until it completes, and closes
+    /// descriptors), returns every buffer and descriptor it still holds, and closes the ring.
+    /// </summary>
+    public override void Dispose()
     {
         if (_disposed)
         {
             return;
         }
 
-        _disposed = true;
         _claiming = false;
+        _disposing = true;
         try
         {
-            while (_inKernel > 0)
+            while (_inKernel + _closesInKernel > 0)
             {
                 if (_ring.Unsubmitted > 0 || !_ring.TryPeek(out _, out _))
                 {
@@ -160,26 +199,20 @@ internal sealed unsafe class RingReader
 
                 Reap();
             }
-
-            // The closes of the last reads.
-            if (_ring.Unsubmitted > 0)
-            {
-                _ring.Submit(wait: false);
-            }
         }
         finally
         {
+            _disposed = true;
             foreach (Slot slot in _slots)
             {
                 if (slot.State == SlotState.WaitingForBudget)
                 {
-                    Interop.Close(slot.Fd);
+                    CloseDescriptor(slot);
                     Finish(slot);
                 }
             }
 
             _ring.Dispose();
-            NativeMemory.Free(_paths);
             lock (_slots)
             {
                 if (_parallelismCounted)
@@ -191,41 +224,122 @@ internal sealed unsafe class RingReader
         }
     }
 
-    /// <summary>Claims files while slots are free and writes an open for each.</summary>
-    private void Refill()
+    private void RunOnReaderThread(bool settle)
     {
-        while (_claiming && InUse < _depth && !_run.StopToken.IsCancellationRequested && !_run.DirectReadersRetired)
+        try
         {
-            if (!_run.TryClaim(wait: false, out int index))
+            Drive(wait: false);
+            if (settle)
             {
-                return;
+                _run.Readers.SettleRingStorage();
             }
 
-            string path = _run.PathAt(index);
-            int number = _free[--_freeCount];
-            Slot slot = _slots[number];
-            slot.Index = index;
-            slot.Started = _run.Time.GetTimestamp();
-            slot.Counted = _run.Instruments.ReadStarted();
-            _run.RecordConcurrency(InUse);
+            while (Drive(wait: true) || WaitForRoom())
+            {
+            }
+        }
+        catch (Exception ex)
+        {
+            // Every file's own failure is published; this is the ring failing: stop the load visibly.
+            _run.Fail(ex);
+        }
+        finally
+        {
             try
             {
-                _run.CheckName(index, path);
-                byte* pathBytes = _paths + ((long)number * PathCapacity);
-                if (!TryEncode(path, pathBytes) || !_ring.TryOpen(pathBytes, ReadableFile.ReadFlags, UserData(number, OperationOpen)))
+                Dispose();
+            }
+            finally
+            {
+                _run.ReaderExited();
+            }
+        }
+    }
+
+    /// <summary>
+    /// With nothing in the kernel, waits for what holds the ring back: the budget for a file it opened, or a delivery
+    /// slot for the next file. Returns <see langword="false"/> when no file is left for it or the load stops.
+    /// </summary>
+    private bool WaitForRoom()
+    {
+        foreach (Slot slot in _slots)
+        {
+            if (slot.State == SlotState.WaitingForBudget)
+            {
+                try
                 {
-                    // A path the ring cannot take (too long, or with a NUL): the ordinary open says what is wrong with it.
-                    ReadHere(slot, ReadableFile.Open(path, out long length), length);
-                    continue;
+                    _run.Budget.Acquire(slot.Charge, slot.Index, _run.StopToken);
+                }
+                catch (OperationCanceledException)
+                {
+                    return false;
                 }
 
-                slot.State = SlotState.Opening;
-                _inKernel++;
+                _ = StartRead(slot);
+                return true;
             }
-            catch (Exception ex)
+        }
+
+        if (!CanClaim || !_run.TryClaim(wait: true, out int index))
+        {
+            return false;
+        }
+
+        _ = Open(index);
+        return true;
+    }
+
+    private bool CanClaim => _claiming && !_run.StopToken.IsCancellationRequested && !_run.Readers.Retired;
+
+    /// <summary>Claims files while slots are free and writes an open for each; returns how many files that published.</summary>
+    private int Refill()
+    {
+        int published = 0;
+        while (InUse < _depth && CanClaim && _run.TryClaim(wait: false, out int index))
+        {
+            published += Open(index);
+        }
+
+        return published;
+    }
+
+    /// <summary>
+    /// Writes the open of the file at <paramref name="index"/>, or opens it here when the ring cannot; returns how
+    /// many files that published.
+    /// </summary>
+    private int Open(int index)
+    {
+        string path = _run.PathAt(index);
+        int number = _free[--_freeCount];
+        Slot slot = _slots[number];
+        slot.Index = index;
+        slot.Started = _run.Time.GetTimestamp();
+        slot.Counted = _run.Instruments.ReadStarted();
+        _run.RecordConcurrency(InUse);
+        try
+        {
+            _run.CheckName(index, path);
+            fixed (byte* paths = _paths)
             {
-                Fail(slot, ex);
+                // The array is pinned: the address stays valid after the fixed block, until the open completes.
+                byte* pathBytes = paths + ((long)number * PathCapacity);
+                if (!TryEncode(path, pathBytes) || !_ring.TryOpen(pathBytes, ReadableFile.ReadFlags, UserData(number, OperationOpen)))
+                {
+                    // A path the ring cannot take (too long, or with a NUL) or a full queue: the ordinary open says
+                    // what is wrong with the path.
+                    SafeFileHandle handle = ReadableFile.Open(path, out long length);
+                    return Opened(slot, (int)handle.DangerousGetHandle(), length, handle);
+                }
             }
+
+            slot.State = SlotState.Opening;
+            _inKernel++;
+            return 0;
+        }
+        catch (Exception ex)
+        {
+            Fail(slot, ex);
+            return 1;
         }
     }
 
@@ -236,54 +350,47 @@ internal sealed unsafe class RingReader
         while (_ring.TryPeek(out ulong userData, out int result))
         {
             _ring.Advance();
-            if (userData == IgnoredResult)
+            switch (userData & 0xFF)
             {
-                continue;
+                case OperationClose:
+                    // A close's result is not looked at: a descriptor that was only read from has nothing to lose on close.
+                    _closesInKernel--;
+                    break;
+                case OperationOpen:
+                    _inKernel--;
+                    published += OpenCompleted(_slots[(int)(userData >> 8)], result);
+                    break;
+                default:
+                    _inKernel--;
+                    published += ReadCompleted(_slots[(int)(userData >> 8)], result);
+                    break;
             }
-
-            _inKernel--;
-            Slot slot = _slots[(int)(userData >> 8)];
-            published += (userData & 0xFF) == OperationOpen ? Opened(slot, result) : Read(slot, result);
         }
 
         return published;
     }
 
     /// <summary>An open completed: checks what was opened and starts its read when the budget allows.</summary>
-    private int Opened(Slot slot, int result)
+    private int OpenCompleted(Slot slot, int result)
     {
         string path = _run.PathAt(slot.Index);
         try
         {
-            if (result < 0)
+            if (result >= 0)
             {
-                if (-result is Interop.EINTR or Interop.EAGAIN or Interop.ECANCELED)
-                {
-                    // Not done by the kernel (interrupted, or the thread that asked has exited): the ordinary open.
-                    return ReadHere(slot, ReadableFile.Open(path, out long reopenedLength), reopenedLength);
-                }
+                slot.Fd = result;
+                FileStatus status = FileStatus.GetLinux(result, path);
+                return Opened(slot, result, status.Kind == FileKind.Regular ? status.Length : throw ReadableFile.NotRegularFile(path, status.Kind), handle: null);
+            }
 
+            if (-result is not (Interop.EINTR or Interop.EAGAIN or Interop.ECANCELED))
+            {
                 throw NativeErrors.ForPath(-result, path, "open");
             }
 
-            slot.Fd = result;
-            if (_disposed)
-            {
-                CloseDescriptor(slot);
-                Finish(slot);
-                return 0;
-            }
-
-            FileStatus status = FileStatus.GetLinux(result, path);
-            if (status.Kind != FileKind.Regular)
-            {
-                throw ReadableFile.NotRegularFile(path, status.Kind);
-            }
-
-            slot.Length = status.Length;
-            slot.Charge = _run.ReadSettings.BudgetCharge(status.Length);
-            slot.State = SlotState.WaitingForBudget;
-            return TryStartRead(slot);
+            // Not done by the kernel (interrupted, or the thread that asked has exited): the ordinary open.
+            SafeFileHandle handle = ReadableFile.Open(path, out long length);
+            return Opened(slot, (int)handle.DangerousGetHandle(), length, handle);
         }
         catch (Exception ex)
         {
@@ -291,6 +398,34 @@ internal sealed unsafe class RingReader
             Fail(slot, ex);
             return 1;
         }
+    }
+
+    /// <summary>
+    /// A regular file is open (by the ring, or by <paramref name="handle"/> the ordinary way, whose descriptor the slot
+    /// takes over): its read starts when its bytes fit the budget.
+    /// </summary>
+    /// <returns>How many files that published (1 when it was read here, 0 when its read is in the kernel or waits).</returns>
+    private int Opened(Slot slot, int fd, long length, SafeFileHandle? handle)
+    {
+        handle?.SetHandleAsInvalid();
+        slot.Fd = fd;
+        if (_disposing)
+        {
+            // The ring is closing: opens still completing are closed, not read.
+            CloseDescriptor(slot);
+            Finish(slot);
+            return 0;
+        }
+
+        if (_clearNonBlocking && length > 0)
+        {
+            ClearNonBlocking(fd);
+        }
+
+        slot.Length = length;
+        slot.Charge = _run.ReadSettings.BudgetCharge(length);
+        slot.State = SlotState.WaitingForBudget;
+        return TryStartRead(slot);
     }
 
     /// <summary>Starts the reads of opened files whose bytes now fit the budget; returns how many files that published.</summary>
@@ -309,34 +444,34 @@ internal sealed unsafe class RingReader
     }
 
     /// <summary>
-    /// Takes the file's bytes from the budget, without waiting (only this thread frees them), and reads it; returns
-    /// how many files that published (1 when it read here or failed, 0 when the read is in the kernel or still waits).
+    /// Takes the file's bytes from the budget without waiting (on the consumer's thread only this thread frees them),
+    /// and starts its read; returns how many files that published.
     /// </summary>
-    private int TryStartRead(Slot slot)
-    {
-        if (!_run.Budget.TryAcquire(slot.Charge, slot.Index))
-        {
-            return 0;
-        }
+    private int TryStartRead(Slot slot) => _run.Budget.TryAcquire(slot.Charge, slot.Index) ? StartRead(slot) : 0;
 
+    /// <summary>Reads a file whose charge is taken: in the ring, or elsewhere where the ring should not.</summary>
+    /// <returns>How many files that published (1 when it was read or failed here, 0 when its read is in the kernel or elsewhere).</returns>
+    private int StartRead(Slot slot)
+    {
         ReadSettings settings = _run.ReadSettings;
         long length = slot.Length;
         if (length == 0 || settings.IsLarge(length))
         {
             var handle = new SafeFileHandle(slot.Fd, ownsHandle: true);
             int index = slot.Index;
+            long charge = slot.Charge;
             slot.Fd = -1;
             Finish(slot);
             if (length == 0)
             {
                 // Pseudo files report 0 and have content: read to the end here, in small steps.
-                _run.ReadOpenedAndPublish(index, handle, length, slot.Charge);
+                BlockingReads.ReadOpenedAndPublish(_run, index, handle, length, charge);
                 return 1;
             }
 
-            // A large file's strategies (several reads in flight, unbuffered, mapped) run on a reader thread: on this one
-            // they would hold up every other file of the ring until the large one is in.
-            _run.ReadOpenedOnReaderThread(index, handle, length, slot.Charge);
+            // A large file's strategies (several reads in flight, unbuffered, mapped) run on a reader thread: here they
+            // would hold up every other file of the ring until the large one is in.
+            BlockingReads.ReadOpenedOnReaderThread(_run, index, handle, length, charge);
             return 0;
         }
 
@@ -346,20 +481,21 @@ internal sealed unsafe class RingReader
                 ? NativeBlockPool.Rent(length)
                 : new PooledContents(settings.Pool.Rent((int)length), (int)length, settings.Pool);
             slot.Contents = contents;
-            slot.Pin = MemoryMarshal.AsMemory(contents.Memory).Pin();
+            slot.Pin = contents.Pin();
+            while (!_ring.TryRead(slot.Fd, (byte*)slot.Pin.Pointer, (uint)length, 0, UserData(slot.Number, OperationRead)))
+            {
+                // Closes written since the last submission fill the queue: they go first.
+                _ring.Submit(wait: false);
+            }
         }
         catch (Exception ex)
         {
+            // Nothing was submitted for this file: its buffer and charge go back, and only it fails.
+            ReleaseContents(slot);
             _run.Budget.Release(slot.Charge);
             CloseDescriptor(slot);
             Fail(slot, ex);
             return 1;
-        }
-
-        while (!_ring.TryRead(slot.Fd, (byte*)slot.Pin.Pointer, (uint)length, 0, UserData(slot.Number, OperationRead)))
-        {
-            // Closes written since the last submission fill it: they go first.
-            _ring.Submit(wait: false);
         }
 
         slot.State = SlotState.Reading;
@@ -368,11 +504,11 @@ internal sealed unsafe class RingReader
     }
 
     /// <summary>A read completed: publishes the file, finishing a short read on this thread.</summary>
-    private int Read(Slot slot, int result)
+    private int ReadCompleted(Slot slot, int result)
     {
+        FileContents contents = slot.Contents!;
         slot.Pin.Dispose();
         slot.Pin = default;
-        FileContents contents = slot.Contents!;
         slot.Contents = null;
         string path = _run.PathAt(slot.Index);
         try
@@ -386,6 +522,7 @@ internal sealed unsafe class RingReader
             if (read < slot.Length)
             {
                 // Short, or not done by the kernel: the rest the ordinary way; a file that shrank ends where it ends.
+                _run.Hooks.RingReadFinishedHere();
                 using var handle = new SafeFileHandle(slot.Fd, ownsHandle: false);
                 Span<byte> destination = contents.Slice(0, (int)slot.Length);
                 while (read < slot.Length && WholeFileReader.ReadAt(handle, path, destination[read..], read) is > 0 and int more)
@@ -405,7 +542,11 @@ internal sealed unsafe class RingReader
             return 1;
         }
 
-        if (!_ring.TryClose(slot.Fd, IgnoredResult))
+        if (_ring.TryClose(slot.Fd, OperationClose))
+        {
+            _closesInKernel++;
+        }
+        else
         {
             Interop.Close(slot.Fd);
         }
@@ -416,30 +557,27 @@ internal sealed unsafe class RingReader
         return 1;
     }
 
-    /// <summary>Reads an opened file on this thread (its bytes are not charged yet); returns how many files that published.</summary>
-    private int ReadHere(Slot slot, SafeFileHandle handle, long length)
-    {
-        long charge = _run.ReadSettings.BudgetCharge(length);
-        if (!_run.Budget.TryAcquire(charge, slot.Index))
-        {
-            // Waits with the others for the budget, as a descriptor of its own.
-            slot.Fd = (int)handle.DangerousGetHandle();
-            handle.SetHandleAsInvalid();
-            slot.Length = length;
-            slot.Charge = charge;
-            slot.State = SlotState.WaitingForBudget;
-            return 0;
-        }
-
-        _run.ReadOpenedAndPublish(slot.Index, handle, length, charge);
-        Finish(slot);
-        return 1;
-    }
-
     private void Fail(Slot slot, Exception ex)
     {
         _run.PublishFailure(slot.Index, ex);
         Finish(slot);
+    }
+
+    private static void ReleaseContents(Slot slot)
+    {
+        slot.Pin.Dispose();
+        slot.Pin = default;
+        slot.Contents?.Dispose();
+        slot.Contents = null;
+    }
+
+    private static void ClearNonBlocking(int fd)
+    {
+        int flags = Interop.Fcntl(fd, Interop.FcntlGetFlags, 0);
+        if (flags >= 0 && (flags & Interop.OpenNonBlocking) != 0)
+        {
+            Interop.Fcntl(fd, Interop.FcntlSetFlags, flags & ~Interop.OpenNonBlocking);
+        }
     }
 
     private static void CloseDescriptor(Slot slot)

@@ -1,3 +1,5 @@
+using FastLoad.FileSystem;
+
 namespace FastLoad.Engine;
 
 /// <summary>
@@ -7,5 +9,35 @@ namespace FastLoad.Engine;
 internal sealed class LoadEnumerable(LoadEngine engine, FileSet files, CancellationToken cancellationToken) : IAsyncEnumerable<LoadedFile>
 {
     public IAsyncEnumerator<LoadedFile> GetAsyncEnumerator(CancellationToken cancellationToken1 = default) =>
-        engine.CreateRun(files, cancellationToken, cancellationToken1);
+        new LoadEnumerator(engine.CreateRun(files, cancellationToken, cancellationToken1));
+
+    /// <summary>
+    /// The enumerator the caller holds. One dropped without being disposed is finalized: its load is then stopped and
+    /// disposed on a reader thread, so that its rings, descriptors, buffers and threads go back as
+    /// <see cref="DisposeAsync"/> would have returned them.
+    /// </summary>
+    private sealed class LoadEnumerator(LoadRun run) : IAsyncEnumerator<LoadedFile>
+    {
+        ~LoadEnumerator()
+        {
+            ReaderThreadPool.Shared.Run(static run => _ = ((LoadRun)run!).DisposeAsync().AsTask(), run);
+        }
+
+        public LoadedFile Current => run.Current;
+
+        public ValueTask<bool> MoveNextAsync()
+        {
+            ValueTask<bool> next = run.MoveNextAsync();
+
+            // The finalizer must not dispose the load while the caller's thread is still inside it.
+            GC.KeepAlive(this);
+            return next;
+        }
+
+        public ValueTask DisposeAsync()
+        {
+            GC.SuppressFinalize(this);
+            return run.DisposeAsync();
+        }
+    }
 }

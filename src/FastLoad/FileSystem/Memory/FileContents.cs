@@ -20,6 +20,9 @@ internal abstract class FileContents : IDisposable
     /// <summary>Shortens the contents to what a reader found (a file that shrank while read).</summary>
     public abstract void Truncate(long length);
 
+    /// <summary>Keeps the buffer where it is while the kernel writes into it; only for contents of one block.</summary>
+    public virtual MemoryHandle Pin() => throw new NotSupportedException($"{GetType().Name} is not read in one block.");
+
     /// <summary>Releases the memory; called exactly once, by the loaded file or chunk that owns it.</summary>
     public abstract void Dispose();
 }
@@ -36,6 +39,8 @@ internal sealed class PooledContents(byte[] array, int length, ArrayPool<byte> p
     public override Span<byte> Slice(long offset, int length) => array.AsSpan((int)offset, length);
 
     public override void Truncate(long length) => _length = (int)Math.Min(_length, length);
+
+    public override MemoryHandle Pin() => new Memory<byte>(array).Pin();
 
     public override void Dispose() => pool.Return(array);
 }

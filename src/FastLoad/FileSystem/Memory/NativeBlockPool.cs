@@ -4,22 +4,24 @@ using System.Runtime.InteropServices;
 namespace FastLoad.FileSystem;
 
 /// <summary>
-/// Native memory for the buffers of files over <see cref="SmallFileLimit"/> when no pool is given. Blocks up to
-/// <see cref="MaxPooledLength"/> come in powers of two and are kept for reuse up to <see cref="RetainedBytesLimit"/> in
-/// all; the rest is freed at once, so the process gives memory back as soon as a file is disposed, instead of
-/// leaving it to a pool's buckets (the shared array pool keeps dozens of arrays of every size per core) or to the GC.
+/// Native memory for the buffers of files when no pool is given. Files up to <see cref="SmallFileLimit"/> get blocks of
+/// slabs (<see cref="SmallBlockPool"/>). Blocks up to <see cref="MaxPooledLength"/> are mappings of their own, in the
+/// size classes of <see cref="SizeClasses"/>, kept for reuse up to <see cref="RetainedBytesLimit"/> in all; the rest is
+/// freed at once, so the process gives memory back as soon as a file is disposed, instead of leaving it to a pool's
+/// buckets (the shared array pool keeps dozens of arrays of every size per core) or to the GC.
 /// Larger blocks come in size classes 1/16 apart and are kept only briefly (see <see cref="LargeBlockIdleTime"/>):
 /// fresh memory costs a page fault per page, which makes a large read into a fresh block several times slower than
 /// into a used one (docs/benchmarks.md), so a load that follows another (model shards, one after the other) reuses
 /// its blocks.
 /// Mapping a new large block first frees every idle one, so idle blocks never raise what the process holds above
 /// what its loads held at once.
-/// Blocks are aligned to 4 KiB, as unbuffered reads need. On Linux they are anonymous mappings rather than malloc
-/// memory: glibc keeps what 100+ reading threads free in their own arenas, so the process would not shrink.
+/// Blocks are aligned to 4 KiB, as unbuffered reads need (their sizes are multiples of it). On Linux they are
+/// anonymous mappings rather than malloc memory: glibc keeps what many reading threads free in their own arenas, so the
+/// process would not shrink.
 /// </summary>
 internal static unsafe class NativeBlockPool
 {
-    /// <summary>Files up to this size read into arrays from <see cref="System.Buffers.ArrayPool{T}.Shared"/>.</summary>
+    /// <summary>Files up to this size read into blocks of slabs (<see cref="SmallBlockPool"/>).</summary>
     internal const int SmallFileLimit = 128 * 1024;
     internal const int MaxPooledLength = 16 * 1024 * 1024;
     internal const long RetainedBytesLimit = 32L * 1024 * 1024;
@@ -29,8 +31,11 @@ internal static unsafe class NativeBlockPool
     /// <summary>A large block unused for this long (measured at the next trim, so up to twice this) goes back to the OS.</summary>
     internal static readonly TimeSpan LargeBlockIdleTime = TimeSpan.FromSeconds(1);
 
-    private const int FirstBucketShift = 18; // 256 KiB: the first power of two above SmallFileLimit.
     private const int LargeSizeClassesPerDoubling = 16;
+    private const int PageSize = 4096;
+
+    // The classes of blocks mapped one by one: from the first above SmallFileLimit to MaxPooledLength.
+    private static readonly int FirstBucketClass = SizeClasses.Index(SmallFileLimit) + 1;
 
     /// <summary>Idle large blocks kept at most: an eighth of the memory the runtime may use, at most 4 GiB.</summary>
     private static readonly long LargeRetainedLimit = Math.Min(4L << 30, GC.GetGCMemoryInfo().TotalAvailableMemoryBytes / 8);
@@ -43,14 +48,11 @@ internal static unsafe class NativeBlockPool
 
     private static long s_retained;
 
-    /// <summary>
-    /// What a buffer for <paramref name="length"/> bytes really occupies (arrays and pooled blocks round up to a power
-    /// of two, large blocks to their size class).
-    /// </summary>
+    /// <summary>What a buffer for <paramref name="length"/> bytes really occupies: its size class.</summary>
     public static long Footprint(long length) => length switch
     {
         0 => 0,
-        <= MaxPooledLength => (long)BitOperations.RoundUpToPowerOf2((ulong)Math.Max(length, 16)),
+        <= MaxPooledLength => SizeClasses.RoundUp(length),
         _ => LargeSizeClass(length),
     };
 
@@ -87,16 +89,23 @@ internal static unsafe class NativeBlockPool
             return NativeContents.Wrap(large, capacity, () => ReturnLarge(large, sizeClass));
         }
 
-        int size = (int)Math.Max(BitOperations.RoundUpToPowerOf2((ulong)capacity), 1UL << FirstBucketShift);
-        BlockStack bucket = Buckets[BitOperations.Log2((uint)size) - FirstBucketShift];
+        if (capacity <= SmallFileLimit)
+        {
+            return SmallBlockPool.Rent(capacity);
+        }
+
+        BlockStack bucket = Buckets[SizeClasses.Index(capacity) - FirstBucketClass];
         byte* block = TakeIdleBlock(bucket);
         if (block is null)
         {
-            block = Allocate(size, forUnbufferedReads);
+            block = Allocate(bucket.BlockSize, forUnbufferedReads);
         }
 
-        return NativeContents.Wrap(block, capacity, () => Return(bucket, block));
+        return NativeContents.Rent(bucket, block, capacity);
     }
+
+    /// <summary><paramref name="size"/> rounded up to a whole number of pages.</summary>
+    internal static long RoundUpToPage(long size) => (size + PageSize - 1) & ~(long)(PageSize - 1);
 
     private static byte* TakeIdleBlock(BlockStack bucket)
     {
@@ -109,21 +118,10 @@ internal static unsafe class NativeBlockPool
         return block;
     }
 
-    private static void Return(BlockStack bucket, byte* block)
-    {
-        if (Interlocked.Add(ref s_retained, bucket.BlockSize) > RetainedBytesLimit)
-        {
-            Interlocked.Add(ref s_retained, -bucket.BlockSize);
-            Free(block, bucket.BlockSize);
-            return;
-        }
-
-        bucket.Push(block);
-    }
-
     /// <summary>Frees every idle block up to <see cref="MaxPooledLength"/> (tests start from an empty pool).</summary>
     internal static void FreeIdlePooledBlocks()
     {
+        SmallBlockPool.FreeRetained();
         foreach (BlockStack bucket in Buckets)
         {
             for (byte* block = TakeIdleBlock(bucket); block is not null; block = TakeIdleBlock(bucket))
@@ -135,10 +133,10 @@ internal static unsafe class NativeBlockPool
 
     private static BlockStack[] CreateBuckets()
     {
-        var buckets = new BlockStack[BitOperations.Log2(MaxPooledLength) - FirstBucketShift + 1];
+        var buckets = new BlockStack[SizeClasses.Index(MaxPooledLength) - FirstBucketClass + 1];
         for (int bucket = 0; bucket < buckets.Length; bucket++)
         {
-            buckets[bucket] = new BlockStack(1 << (FirstBucketShift + bucket));
+            buckets[bucket] = new BlockStack(SizeClasses.SizeOf(FirstBucketClass + bucket));
         }
 
         return buckets;
@@ -276,7 +274,7 @@ internal static unsafe class NativeBlockPool
     private sealed record IdleBlock(IntPtr Address, long Size, long ReturnedAt);
 
     /// <summary>The idle blocks of one size, the most recently returned on top.</summary>
-    private sealed class BlockStack(int blockSize)
+    private sealed class BlockStack(int blockSize) : NativeContents.Owner
     {
         // The retained limit bounds how many blocks of a size can wait, so the array never grows.
         private readonly IntPtr[] _blocks = new IntPtr[RetainedBytesLimit / blockSize];
@@ -293,8 +291,16 @@ internal static unsafe class NativeBlockPool
             }
         }
 
-        public void Push(byte* block)
+        /// <summary>Keeps the block for reuse while the idle blocks stay within the retained limit; frees it otherwise.</summary>
+        public override void Return(byte* block)
         {
+            if (Interlocked.Add(ref s_retained, BlockSize) > RetainedBytesLimit)
+            {
+                Interlocked.Add(ref s_retained, -BlockSize);
+                Free(block, BlockSize);
+                return;
+            }
+
             lock (_blocks)
             {
                 _blocks[_count++] = (IntPtr)block;

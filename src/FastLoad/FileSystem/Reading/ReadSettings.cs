@@ -54,7 +54,7 @@ internal sealed class ReadSettings
     public long BudgetCharge(long length) => UsesDefaultBuffers ? NativeBlockPool.Footprint(length) : length;
 
     /// <summary>Whether a file of <paramref name="length"/> bytes goes into a native block rather than a pooled array.</summary>
-    public bool UsesNativeBlock(long length) => UsesDefaultBuffers && length > NativeBlockPool.SmallFileLimit;
+    public bool UsesNativeBlock(long length) => UsesDefaultBuffers && length > 0;
 
     public FileBuffering Buffering { get; init; }
 

@@ -1,0 +1,151 @@
+using FastLoad.FileSystem;
+using Microsoft.Win32.SafeHandles;
+
+namespace FastLoad.Engine;
+
+/// <summary>
+/// Reads one file with blocking system calls on the calling thread and publishes the outcome: the work of a reader
+/// thread and of a pipeline lane for each file, and of the consumer's thread for the files it reads itself. Nothing
+/// here throws: every outcome, success or error, is published once.
+/// </summary>
+internal static class BlockingReads
+{
+    /// <summary>Opens the file at <paramref name="index"/>, waits for its bytes to fit the budget, reads and publishes it.</summary>
+    /// <returns>The bytes read; 0 when the file failed.</returns>
+    public static long ReadAndPublish(LoadRun run, int index) => ReadAndPublish(run, index, handle: null, 0, 0);
+
+    /// <summary>Reads a file opened elsewhere, whose <paramref name="charge"/> is taken, and publishes it.</summary>
+    /// <param name="run">The load.</param>
+    /// <param name="index">The file's index in the set.</param>
+    /// <param name="handle">The open file; closed here.</param>
+    /// <param name="length">Its length when opened.</param>
+    /// <param name="charge">What its bytes were charged to the budget.</param>
+    public static void ReadOpenedAndPublish(LoadRun run, int index, SafeFileHandle handle, long length, long charge) =>
+        ReadAndPublish(run, index, handle, length, charge);
+
+    /// <summary>
+    /// Reads a file opened elsewhere, whose <paramref name="charge"/> is taken, on a reader thread, so that its strategies
+    /// (several reads in flight, unbuffered, mapped) do not hold up the calling thread's other files. The load waits
+    /// for that thread before it is disposed.
+    /// </summary>
+    public static void ReadOpenedOnReaderThread(LoadRun run, int index, SafeFileHandle handle, long length, long charge)
+    {
+        Exception? error = null;
+        if (run.ReaderStarted())
+        {
+            try
+            {
+                ReaderThreadPool.Shared.Run(static read => ((OpenedRead)read!).Run(), new OpenedRead(run, index, handle, length, charge));
+                return;
+            }
+            catch (Exception ex)
+            {
+                // No thread could be started: the file fails, the others go on.
+                error = ex;
+                run.ReaderExited();
+            }
+        }
+
+        handle.Dispose();
+        run.Budget.Release(charge);
+        run.PublishFailure(index, error ?? new OperationCanceledException(run.StopToken));
+    }
+
+    /// <remarks><paramref name="handle"/>: the file, opened and charged already; <see langword="null"/> to open it here.</remarks>
+    private static long ReadAndPublish(LoadRun run, int index, SafeFileHandle? handle, long length, long charge)
+    {
+        string path = run.PathAt(index);
+        run.BeginRead();
+        bool counted = run.Instruments.ReadStarted();
+        long started = run.Time.GetTimestamp();
+        FileContents? contents = null;
+        Exception? error = null;
+        try
+        {
+            if (handle is null)
+            {
+                run.CheckName(index, path);
+                handle = ReadableFile.Open(path, out length);
+                charge = Acquire(run, index, handle, length);
+            }
+
+            contents = Read(run, path, handle, length, ref charge);
+        }
+        catch (Exception ex)
+        {
+            error = ex;
+        }
+        finally
+        {
+            run.EndRead();
+            run.Instruments.ReadEnded(counted);
+        }
+
+        if (contents is null)
+        {
+            run.PublishFailure(index, error!);
+            return 0;
+        }
+
+        run.PublishRead(index, contents, charge, started);
+        return contents.Length;
+    }
+
+    /// <summary>Takes the file's bytes from the budget, waiting until they fit; closes the file if the load stops meanwhile.</summary>
+    private static long Acquire(LoadRun run, int index, SafeFileHandle handle, long length)
+    {
+        try
+        {
+            long charge = run.ReadSettings.BudgetCharge(length);
+            run.Budget.Acquire(charge, index, run.StopToken);
+            return charge;
+        }
+        catch
+        {
+            handle.Dispose();
+            throw;
+        }
+    }
+
+    /// <summary>Reads an open file whose <paramref name="charge"/> is taken; closes it, and releases the charge on failure.</summary>
+    private static FileContents Read(LoadRun run, string path, SafeFileHandle handle, long length, ref long charge)
+    {
+        ReadSettings settings = run.ReadSettings;
+        FileContents contents;
+        try
+        {
+            contents = FileReader.Read(handle, path, length, settings, run.StopToken);
+        }
+        catch
+        {
+            run.Budget.Release(charge);
+            throw;
+        }
+
+        long actual = settings.BudgetCharge(contents.Length);
+        if (actual > charge)
+        {
+            // The file grew after it was opened; the bytes are already read, so they are charged without waiting.
+            run.Budget.ForceAcquire(actual - charge);
+            charge = actual;
+        }
+
+        return contents;
+    }
+
+    /// <summary>An opened file read and published on a reader thread, which then counts itself out.</summary>
+    private sealed class OpenedRead(LoadRun run, int index, SafeFileHandle handle, long length, long charge)
+    {
+        public void Run()
+        {
+            try
+            {
+                ReadOpenedAndPublish(run, index, handle, length, charge);
+            }
+            finally
+            {
+                run.ReaderExited();
+            }
+        }
+    }
+}

@@ -1,0 +1,67 @@
+using FastLoad.FileSystem;
+using Microsoft.Win32.SafeHandles;
+
+namespace FastLoad.Engine;
+
+/// <summary>
+/// The consumer's thread reading the next file itself when none is ready and no ring reads: a set of a few files
+/// (threads and the device's description would cost more than the reads), or while the reader threads start. A file
+/// whose bytes do not fit the budget stays open until a later call, after the consumer took what was read.
+/// </summary>
+internal sealed class CallerReads(LoadRun run) : ConsumerThreadReader
+{
+    private SafeFileHandle? _handle;
+    private int _index;
+    private long _length;
+    private long _charge;
+
+    public override bool Drive(bool wait)
+    {
+        if (_handle is not null)
+        {
+            return TryFinish();
+        }
+
+        // Only when the consumer has nothing to take; a pinned parallelism is a promise about reads at once, which
+        // this thread's read would break.
+        if (!wait || run.Options.MaxDegreeOfParallelism is not null || run.Readers.Retired || !run.TryClaim(wait: false, out int index))
+        {
+            return false;
+        }
+
+        string path = run.PathAt(index);
+        try
+        {
+            run.CheckName(index, path);
+            _handle = ReadableFile.Open(path, out _length);
+            _index = index;
+            _charge = run.ReadSettings.BudgetCharge(_length);
+        }
+        catch (Exception ex)
+        {
+            run.PublishFailure(index, ex);
+            return true;
+        }
+
+        return TryFinish();
+    }
+
+    public override void Dispose()
+    {
+        _handle?.Dispose();
+        _handle = null;
+    }
+
+    private bool TryFinish()
+    {
+        if (!run.Budget.TryAcquire(_charge, _index))
+        {
+            return false;
+        }
+
+        SafeFileHandle handle = _handle!;
+        _handle = null;
+        BlockingReads.ReadOpenedAndPublish(run, _index, handle, _length, _charge);
+        return true;
+    }
+}

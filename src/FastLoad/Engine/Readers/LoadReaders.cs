@@ -1,0 +1,346 @@
+using FastLoad.FileSystem;
+using Microsoft.Extensions.Logging;
+
+namespace FastLoad.Engine;
+
+/// <summary>
+/// Which readers read a load, started when the load starts and settled once its storage is known:
+/// <list type="bullet">
+/// <item>on Linux, io_uring rings: the consumer's thread drives the first, and a large set gets one more per core, each
+/// driven by a reader thread of its own (a ring copies cached data on the thread that submits, so a warm load needs a
+/// ring per core, and the kernel keeps every ring's reads in flight at once for a cold one);</item>
+/// <item>elsewhere, or where the kernel refuses a ring: reader threads, or the consumer's thread alone for a few files;</item>
+/// <item>the pipeline's lanes for a spinning disk (shallow queue, physical order) and a large set that spans devices.</item>
+/// </list>
+/// The device is described off the consumer's thread, and not at all for a set the first ring takes in one go.
+/// </summary>
+internal sealed class LoadReaders(LoadRun run)
+{
+    /// <summary>Sets up to this size are read by the consumer's thread alone where no ring reads.</summary>
+    internal const int CallerAloneThreshold = 16;
+
+    // Files claimed and not handed over at most, per read at once and at least: enough to keep the device busy while
+    // the consumer is slow, few enough that a warm load reuses the buffers the consumer returns.
+    private const int DeliveryWindowPerRead = 2;
+    private const int MinDeliveryWindow = 64;
+
+    private RingReader[]? _rings;
+    private DirectReaders? _direct;
+    private Pipeline? _pipeline;
+    private StorageDevice? _device;
+    private bool _callerAlone;
+    private volatile bool _retired;
+
+    /// <summary>
+    /// Whether the rings, the direct readers and the consumer's own reads should stop taking files: the pipeline reads
+    /// now (it takes every file left), or the load stops.
+    /// </summary>
+    public bool Retired => _retired || Volatile.Read(ref _pipeline)?.IsReading == true || run.StopToken.IsCancellationRequested;
+
+    /// <summary>The device the set's first file lies on, once a reader described it.</summary>
+    public StorageDevice? Device => Volatile.Read(ref _device);
+
+    /// <summary>Completes when the pipeline, if one started, has published every file it claimed.</summary>
+    public Task PipelineCompletion => Volatile.Read(ref _pipeline)?.Completion ?? Task.CompletedTask;
+
+    internal bool HasDirectReaders => _direct is not null;
+
+    /// <summary>Starts reading; returns the reader the consumer's thread drives, if any.</summary>
+    public ConsumerThreadReader? Start()
+    {
+        FileLoaderOptions options = run.Options;
+        int files = run.PathCount;
+        StorageKind kind = options.Storage ?? StorageKind.Unknown;
+        int threads = DirectReaders.ThreadsFor(options, kind, files);
+        if (threads > 0 && options.Scheduling == IoScheduling.IoUring && OperatingSystem.IsLinux() && StartRings(kind) is { } ring)
+        {
+            return ring;
+        }
+
+        run.OpenDeliveryWindow(Math.Max(MinDeliveryWindow, DeliveryWindowPerRead * Math.Min(files, ParallelismPolicy.MaxAdaptiveDepth)));
+        if (threads > 0 && files <= CallerAloneThreshold && options.MaxDegreeOfParallelism is null)
+        {
+            // The device is described by a reader, not here: in a new process that costs more than reading a few files.
+            _callerAlone = true;
+            run.Logger?.LoadStarting(files, run.Files, null, kind, 1, false);
+            return new CallerReads(run);
+        }
+
+        if (threads > 0)
+        {
+            _direct = new DirectReaders(run, threads);
+            _direct.Start();
+            return new CallerReads(run);
+        }
+
+        StartPipeline(device: null, knownDevices: null);
+        return null;
+    }
+
+    /// <summary>The load's parallelism for its summary: now, at the start, and each settled value.</summary>
+    public (int Current, int Initial, IReadOnlyList<int> History) Parallelism()
+    {
+        if (_pipeline?.Summary() is { } lane)
+        {
+            return (lane.CurrentParallelism, lane.InitialParallelism, lane.History);
+        }
+
+        if (_direct is not null)
+        {
+            return (_direct.SettledThreads, _direct.InitialThreads, _direct.History);
+        }
+
+        int reads = _rings is not null ? RingDepth() : _callerAlone ? 1 : 0;
+        return (reads, reads, reads > 0 ? [reads] : []);
+    }
+
+    /// <summary>The load stopped: readers waiting above their limit look again.</summary>
+    public void Stopped() => _direct?.WakeParked();
+
+    /// <summary>The load released its resources.</summary>
+    public void Released()
+    {
+        if (_direct is null && _pipeline is null)
+        {
+            // Reader threads start the instruments' creation on their way out; a load without any starts it here.
+            run.Instruments.RequestCreation();
+        }
+    }
+
+    /// <summary>The device the set's first file lies on (as a prior: its kind, from the OS, can be wrong).</summary>
+    internal StorageDevice DescribeDevice(string path)
+    {
+        if (run.Options.Storage is not null and not StorageKind.Rotational)
+        {
+            // The caller said what the storage is: no need to ask the device.
+            return StorageDevice.Unknown;
+        }
+
+        try
+        {
+            return StorageProbe.Describe(Path.GetDirectoryName(Path.GetFullPath(path)) ?? path);
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or ArgumentException or NotSupportedException)
+        {
+            // A directory that cannot be examined: the default policy applies, and reading reports each file's problem.
+            return StorageDevice.Unknown;
+        }
+    }
+
+    /// <summary>
+    /// Settles how the load reads on the storage the first direct reader described, before it reads.
+    /// A spinning disk retires the direct readers for the pipeline's shallow queue in physical order (with input
+    /// order, which the pipeline cannot take over, it keeps as many direct readers as that queue is deep); a large set
+    /// gets a controller for the direct readers, or the pipeline's lanes where it spans devices.
+    /// </summary>
+    internal void SettleStorage(StorageDevice device)
+    {
+        Volatile.Write(ref _device, device);
+        FileLoaderOptions options = run.Options;
+        StorageKind kind = options.Storage ?? device.Kind;
+        int files = run.PathCount;
+        DirectReaders readers = _direct!;
+        readers.Limit(DirectReaders.ThreadsFor(options, kind, files));
+        bool large = options.MaxDegreeOfParallelism is null && files > DirectReaders.AdaptiveThreshold;
+        DirectoryDevices? devices = large ? new DirectoryDevices() : null;
+
+        // The pipeline's lanes read a spinning disk (shallow queue, physical order) and a large set that spans
+        // devices (a lane per device); the direct readers read everything else, the fastest way measured.
+        bool pipeline = options.Ordering == LoadOrdering.Completion && (readers.Threads == 0 || (devices is not null && !OnOneDevice(devices)));
+        if (large && !pipeline && options.Adaptive && readers.Threads > 0)
+        {
+            long meanLength = run.MeanLengthSeen(fallback: 1);
+            int ceiling = ParallelismPolicy.Ceiling(kind, readers.Threads, meanLength, files, options.MemoryBudget);
+            readers.Adapt(new ParallelismController(readers.Threads, ceiling, countFiles: meanLength <= ParallelismPolicy.SmallFileLimit, run.Time));
+        }
+
+        run.Logger?.LoadStarting(files, run.Files, device, kind, readers.Threads, pipeline);
+        _retired = readers.Threads == 0;
+        if (pipeline)
+        {
+            StartPipeline(device, devices);
+        }
+    }
+
+    /// <summary>
+    /// Starts the rings, the consumer's first and, for a large set, one per other core on reader threads; returns the
+    /// consumer's, or <see langword="null"/> where the kernel offers no ring (the load then reads on threads).
+    /// </summary>
+    private RingReader? StartRings(StorageKind kind)
+    {
+        int files = run.PathCount;
+        int count = RingReader.RingsFor(run.Options, kind, files);
+        int total = RingReader.DepthFor(run.Options, kind, files);
+        RingReader? first = RingReader.TryCreate(run, RingReader.ShareOf(total, count, 0), out string? refusal);
+        if (first is null)
+        {
+            run.Logger?.IoUringUnavailable(refusal!);
+            return null;
+        }
+
+        _rings = [first];
+        run.OpenDeliveryWindow(Math.Max(MinDeliveryWindow, DeliveryWindowPerRead * total));
+        bool describe = files > first.Depth;
+        for (int ring = 1; ring < count; ring++)
+        {
+            // A ring the kernel refuses now (too many in the process) leaves its share to the others.
+            if (RingReader.TryCreate(run, RingReader.ShareOf(total, count, ring), out _) is not { } helper)
+            {
+                break;
+            }
+
+            _rings = [.. _rings, helper];
+            if (!StartHelper(helper, describe))
+            {
+                break;
+            }
+
+            describe = false;
+        }
+
+        first.Drive(wait: false);
+        if (describe)
+        {
+            // No helper ring describes the device: a thread of its own does, while this one hands over what the kernel reads.
+            ReaderThreadPool.Shared.Run(static readers => ((LoadReaders)readers!).SettleRingStorage(), this);
+        }
+        else if (files <= first.Depth)
+        {
+            // A set the ring takes in one go needs no description: the kernel has every request at once and orders them
+            // for the device itself.
+            run.Logger?.LoadStarting(files, run.Files, null, kind, first.Depth, false);
+        }
+
+        return first;
+    }
+
+    /// <summary>Drives <paramref name="ring"/> on a reader thread until no file is left for it; the first one also describes the storage.</summary>
+    private bool StartHelper(RingReader ring, bool describe)
+    {
+        if (!run.ReaderStarted())
+        {
+            ring.Dispose();
+            return false;
+        }
+
+        try
+        {
+            ReaderThreadPool.Shared.Run(
+                describe ? static ring => ((RingReader)ring!).RunAndSettle() : static ring => ((RingReader)ring!).Run(),
+                ring);
+            return true;
+        }
+        catch (Exception)
+        {
+            // No thread could be started: the other rings read its share.
+            ring.Dispose();
+            run.ReaderExited();
+            return false;
+        }
+    }
+
+    private int RingDepth()
+    {
+        int depth = 0;
+        foreach (RingReader ring in _rings!)
+        {
+            depth += ring.Depth;
+        }
+
+        return depth;
+    }
+
+    /// <summary>
+    /// Describes the storage for the rings: a spinning disk leaves the rest of the set to the pipeline's shallow queue in
+    /// physical order (with input order, which the pipeline cannot take over, the first ring reads as few files at once
+    /// and the others stop). The load does not wait for the description: a load that ended meanwhile is left as it is.
+    /// </summary>
+    internal void SettleRingStorage()
+    {
+        try
+        {
+            StorageDevice device = DescribeDevice(run.PathAt(0));
+            Volatile.Write(ref _device, device);
+            if (!run.ReaderStarted())
+            {
+                return;
+            }
+
+            // Counted while it settles, so that a load ending now waits for the pipeline this may start.
+            try
+            {
+                SettleRingStorage(device);
+            }
+            finally
+            {
+                run.ReaderExited();
+            }
+        }
+        catch (Exception ex)
+        {
+            // DescribeDevice handles what a device can throw; this is a bug: stop the load visibly.
+            run.Fail(ex);
+        }
+    }
+
+    private void SettleRingStorage(StorageDevice device)
+    {
+        FileLoaderOptions options = run.Options;
+        StorageKind kind = options.Storage ?? device.Kind;
+        RingReader[] rings = _rings!;
+        bool pipeline = false;
+        if (kind == StorageKind.Rotational && options.MaxDegreeOfParallelism is null)
+        {
+            for (int ring = 1; ring < rings.Length; ring++)
+            {
+                rings[ring].StopClaiming();
+            }
+
+            if (options.Ordering == LoadOrdering.Input)
+            {
+                rings[0].Limit(ParallelismPolicy.RotationalSmallFileDepth);
+            }
+            else
+            {
+                rings[0].StopClaiming();
+                _retired = true;
+                pipeline = true;
+            }
+        }
+
+        run.Logger?.LoadStarting(run.PathCount, run.Files, device, kind, RingDepth(), pipeline);
+        if (pipeline)
+        {
+            StartPipeline(device, knownDevices: null);
+        }
+    }
+
+    /// <summary>Whether the set's directories lie on one device (a directory that cannot be examined is left out).</summary>
+    private bool OnOneDevice(DirectoryDevices devices)
+    {
+        ulong first = 0;
+        for (int index = 0; index < run.PathCount; index++)
+        {
+            ulong device = devices.Of(run.PathAt(index));
+            if (device != 0 && first != 0 && device != first)
+            {
+                return false;
+            }
+
+            first = first == 0 ? device : first;
+        }
+
+        return true;
+    }
+
+    /// <summary>Starts the pipeline; it describes the storage itself when <paramref name="device"/> is not known yet.</summary>
+    private void StartPipeline(StorageDevice? device, DirectoryDevices? knownDevices)
+    {
+        if (device is null)
+        {
+            run.Logger?.LoadStarting(run.PathCount, run.Files, null, run.Options.Storage ?? StorageKind.Unknown, 0, true);
+        }
+
+        Volatile.Write(ref _pipeline, Pipeline.Start(run, device, knownDevices));
+    }
+}

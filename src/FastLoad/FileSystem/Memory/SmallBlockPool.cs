@@ -1,0 +1,200 @@
+namespace FastLoad.FileSystem;
+
+/// <summary>
+/// Native memory for the buffers of small files (up to <see cref="NativeBlockPool.SmallFileLimit"/>): blocks of a few
+/// size classes carved from slabs, handed out most recently returned first. A consumer that disposes each file before
+/// taking the next gives the reader back memory it has already touched: a new page costs a fault and a zeroed page
+/// (several microseconds in a virtual machine), more than copying a small file from the page cache.
+/// A slab whose blocks are all back is kept for the next load while the kept slabs hold at most
+/// <see cref="RetainedBytesLimit"/>; past that it is unmapped at once.
+/// </summary>
+internal static unsafe class SmallBlockPool
+{
+    /// <summary>Fully free slabs kept at most, over every size class.</summary>
+    internal const long RetainedBytesLimit = 16L * 1024 * 1024;
+
+    // A slab holds at least this many blocks and bytes, so that mapping one is rare next to renting from it.
+    private const int MinBlocksPerSlab = 8;
+    private const int MinSlabSize = 64 * 1024;
+
+    private static readonly SizeClass[] Classes = CreateClasses();
+
+    private static long s_retained;
+
+    /// <summary>The bytes of slabs whose blocks are all back, kept for reuse.</summary>
+    internal static long RetainedBytes => Volatile.Read(ref s_retained);
+
+    /// <summary>A block for <paramref name="length"/> bytes (at most <see cref="NativeBlockPool.SmallFileLimit"/>); disposing the contents returns it.</summary>
+    public static NativeContents Rent(long length) => Classes[SizeClasses.Index(length)].Rent(length);
+
+    /// <summary>Unmaps every slab whose blocks are all back (tests start from an empty pool).</summary>
+    internal static void FreeRetained()
+    {
+        foreach (SizeClass sizeClass in Classes)
+        {
+            sizeClass.FreeRetained();
+        }
+    }
+
+    private static SizeClass[] CreateClasses()
+    {
+        var classes = new SizeClass[SizeClasses.Index(NativeBlockPool.SmallFileLimit) + 1];
+        for (int index = 0; index < classes.Length; index++)
+        {
+            classes[index] = new SizeClass(SizeClasses.SizeOf(index));
+        }
+
+        return classes;
+    }
+
+    /// <summary>The slabs of one block size; the one a block came back to last is rented from first.</summary>
+    private sealed class SizeClass(int blockSize)
+    {
+        // Slabs with a free block, the most recently returned to last. Guarded by itself.
+        private readonly List<Slab> _available = [];
+        private readonly int _slabSize = (int)NativeBlockPool.RoundUpToPage(Math.Max(MinSlabSize, (long)blockSize * MinBlocksPerSlab));
+
+        public NativeContents Rent(long length)
+        {
+            Slab slab;
+            int block;
+            lock (_available)
+            {
+                if (_available.Count == 0)
+                {
+                    _available.Add(new Slab(this, NativeBlockPool.Allocate(_slabSize, hugePages: false), blockSize, _slabSize / blockSize));
+                }
+
+                slab = _available[^1];
+                if (slab.IsFree)
+                {
+                    Interlocked.Add(ref s_retained, -_slabSize);
+                }
+
+                block = slab.Take();
+                if (slab.FreeCount == 0)
+                {
+                    _available.RemoveAt(_available.Count - 1);
+                }
+            }
+
+            return NativeContents.Rent(slab, slab.Base + ((long)block * blockSize), length);
+        }
+
+        public void Return(Slab slab, byte* block)
+        {
+            bool unmap = false;
+            lock (_available)
+            {
+                if (slab.FreeCount == 0)
+                {
+                    _available.Add(slab);
+                }
+
+                slab.Put((int)((block - slab.Base) / blockSize));
+                if (slab.IsFree)
+                {
+                    if (Interlocked.Add(ref s_retained, _slabSize) > RetainedBytesLimit)
+                    {
+                        Interlocked.Add(ref s_retained, -_slabSize);
+                        _available.Remove(slab);
+                        unmap = true;
+                    }
+                }
+            }
+
+            if (unmap)
+            {
+                NativeBlockPool.Free(slab.Base, _slabSize);
+            }
+        }
+
+        public void FreeRetained()
+        {
+            List<Slab> free;
+            lock (_available)
+            {
+                free = _available.FindAll(static slab => slab.IsFree);
+                _available.RemoveAll(static slab => slab.IsFree);
+                Interlocked.Add(ref s_retained, -(long)free.Count * _slabSize);
+            }
+
+            foreach (Slab slab in free)
+            {
+                NativeBlockPool.Free(slab.Base, _slabSize);
+            }
+        }
+    }
+
+    /// <summary>One mapping cut into blocks of one size; its free blocks are a stack, the last returned on top.</summary>
+    private sealed class Slab(SizeClass sizeClass, byte* start, int blockSize, int capacity) : NativeContents.Owner
+    {
+        private readonly int[] _free = CreateFreeStack(capacity);
+
+        public byte* Base { get; } = start;
+
+        public int FreeCount { get; private set; } = capacity;
+
+        public bool IsFree => FreeCount == _free.Length;
+
+        public int Take() => _free[--FreeCount];
+
+        public void Put(int block) => _free[FreeCount++] = block;
+
+        public override void Return(byte* block) => sizeClass.Return(this, block);
+
+        public override string ToString() => $"slab of {_free.Length} x {blockSize} bytes, {FreeCount} free";
+
+        // Block 0 on top: a new slab is used from its start, so that its pages are touched in order.
+        private static int[] CreateFreeStack(int capacity)
+        {
+            int[] free = new int[capacity];
+            for (int i = 0; i < capacity; i++)
+            {
+                free[i] = capacity - 1 - i;
+            }
+
+            return free;
+        }
+    }
+}
+
+/// <summary>
+/// The buffer sizes of the pooled blocks: from 512 bytes, four classes per doubling (a power of two and 1.25, 1.5 and
+/// 1.75 times it), so that a buffer is at most a quarter larger than its file and files of similar sizes share blocks.
+/// </summary>
+internal static class SizeClasses
+{
+    internal const int MinSize = 512;
+    private const int MinShift = 9;
+
+    /// <summary>The class of a buffer for <paramref name="length"/> bytes (at most 2 GiB).</summary>
+    public static int Index(long length)
+    {
+        if (length <= MinSize)
+        {
+            return 0;
+        }
+
+        long last = length - 1;
+        int shift = System.Numerics.BitOperations.Log2((ulong)last);
+        int quarter = (int)(last >> (shift - 2)) & 3;
+        return ((shift - MinShift) * 4) + quarter + 1;
+    }
+
+    /// <summary>The size of the buffers of class <paramref name="index"/>.</summary>
+    public static int SizeOf(int index)
+    {
+        if (index == 0)
+        {
+            return MinSize;
+        }
+
+        int shift = MinShift + ((index - 1) / 4);
+        int quarter = (index - 1) % 4;
+        return (1 << shift) + ((quarter + 1) << (shift - 2));
+    }
+
+    /// <summary><paramref name="length"/> rounded up to its class.</summary>
+    public static long RoundUp(long length) => SizeOf(Index(length));
+}
