@@ -183,6 +183,7 @@ public sealed class FileLoader
     {
         using var consumerStop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         Exception? consumerError = null;
+        bool skipped = false;
         var consumeBlock = new ActionBlock<LoadedFile>(
             async file =>
             {
@@ -190,6 +191,8 @@ public sealed class FileLoader
                 {
                     if (consumerStop.IsCancellationRequested)
                     {
+                        // Handed over, never consumed: the load did not complete.
+                        Volatile.Write(ref skipped, true);
                         return;
                     }
 
@@ -252,7 +255,13 @@ public sealed class FileLoader
             ExceptionDispatchInfo.Throw(consumerError);
         }
 
-        cancellationToken.ThrowIfCancellationRequested();
+        // As with one consumer: a load whose every file reached the consumer completed, even if the token was
+        // canceled after that; one that skipped a file was canceled.
+        if (Volatile.Read(ref skipped))
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+        }
+
         return summary!;
     }
 

@@ -106,7 +106,7 @@ public sealed class FileLoaderOptions
         // Range checks rather than Enum.IsDefined: each enum type would compile a generic method at run time.
         CheckEnum(ref failures, nameof(FileLoaderOptions.Ordering), (int)options.Ordering, (int)LoadOrdering.Input);
         CheckEnum(ref failures, nameof(FileLoaderOptions.ErrorHandling), (int)options.ErrorHandling, (int)LoadErrorHandling.Collect);
-        CheckEnum(ref failures, nameof(FileLoaderOptions.Scheduling), (int)options.Scheduling, (int)IoScheduling.IoUring);
+        CheckEnum(ref failures, nameof(FileLoaderOptions.Scheduling), (int)options.Scheduling, (int)IoScheduling.ThreadPool);
         CheckEnum(ref failures, nameof(FileLoaderOptions.PhysicalOrder), (int)options.PhysicalOrder, (int)PhysicalOrder.Off);
         CheckEnum(ref failures, nameof(FileLoaderOptions.Buffering), (int)options.Buffering, (int)FileBuffering.Unbuffered);
         if (options.Storage is StorageKind storage)

@@ -18,8 +18,17 @@ internal sealed class LoadTestHooks
     /// <summary>Replaces the memory the process can get, so that a test can check the limit without allocating.</summary>
     public Func<long>? AvailableMemory { get; init; }
 
-    /// <summary>Clears O_NONBLOCK on every file a ring opens, as on a kernel before Linux 5.15.</summary>
-    public bool ClearNonBlocking { get; init; }
+    /// <summary>
+    /// Makes the rings behave as on a kernel before Linux 5.15, where io_uring gives up on reads of a file opened
+    /// O_NONBLOCK that would wait (<c>EAGAIN</c>): a read of such a descriptor completes with <c>EAGAIN</c>.
+    /// </summary>
+    public bool SimulateKernelBefore515 { get; init; }
+
+    /// <summary>Makes the rings' closes complete later, on the kernel's workers, as on file systems whose close is deferred (NFS, FUSE).</summary>
+    public bool DeferRingCloses { get; init; }
+
+    /// <summary>Called with a file's path on the thread that reads it with blocking calls (not through a ring).</summary>
+    public Action<string>? OnBlockingRead { get; init; }
 
     /// <summary>Reads a ring did not finish in the kernel, finished by its thread instead (a short read, EAGAIN).</summary>
     public int RingReadsFinishedHere => _ringReadsFinishedHere;

@@ -45,6 +45,8 @@ public class CancellationTests : TempDirectoryTestBase
     }
 
     [Theory]
+    [InlineData(IoScheduling.IoUring, LoadOrdering.Completion)]
+    [InlineData(IoScheduling.IoUring, LoadOrdering.Input)]
     [InlineData(IoScheduling.DedicatedThreads, LoadOrdering.Completion)]
     [InlineData(IoScheduling.DedicatedThreads, LoadOrdering.Input)]
     [InlineData(IoScheduling.ThreadPool, LoadOrdering.Completion)]
@@ -178,6 +180,34 @@ public class CancellationTests : TempDirectoryTestBase
             },
             cancel.Token)).WaitAsync(NoHang);
 
+        pool.AssertAllReturned();
+    }
+
+    [Theory]
+    [InlineData(1)]
+    [InlineData(4)]
+    public async Task Consumer_CancelsWhileConsumingTheLastFile_ReturnsTheSummary(int consumerParallelism)
+    {
+        // Every file reached the consumer and every call returned: the load completed, one call at a time or several.
+        var pool = new CountingPool();
+        var loader = new FileLoader(new FileLoaderOptions { BufferPool = pool, ConsumerParallelism = consumerParallelism });
+        using var cancel = new CancellationTokenSource();
+        int fileCount = Directory.GetFiles(Root, "*", SearchOption.AllDirectories).Length;
+        int calls = 0;
+
+        LoadSummary summary = await loader.LoadAsync(
+            FileSet.FromDirectory(Root),
+            async (_, _) =>
+            {
+                if (Interlocked.Increment(ref calls) == fileCount)
+                {
+                    await cancel.CancelAsync();
+                }
+            },
+            cancel.Token).WaitAsync(NoHang);
+
+        Assert.Equal(fileCount, summary.FileCount);
+        Assert.Equal(fileCount, calls);
         pool.AssertAllReturned();
     }
 

@@ -18,6 +18,19 @@ public class FileLoaderOptionsTests
     }
 
     [Fact]
+    public void DefaultOfEachEnum_IsTheOptionsDefault()
+    {
+        // An options object bound from configuration, or made field by field, gets the default where a value is missing.
+        var options = new FileLoaderOptions();
+
+        Assert.Equal(default, options.Scheduling);
+        Assert.Equal(default, options.Ordering);
+        Assert.Equal(default, options.ErrorHandling);
+        Assert.Equal(default, options.PhysicalOrder);
+        Assert.Equal(default, options.Buffering);
+    }
+
+    [Fact]
     public void MemoryBudget_DefaultsToOneSixteenthOfAvailableMemory_Between32And512MiB()
     {
         long expected = Math.Clamp(GC.GetGCMemoryInfo().TotalAvailableMemoryBytes / 16, 32L << 20, 512L << 20);

@@ -197,6 +197,40 @@ public class RingReaderTests : TempDirectoryTestBase
         Assert.All(loaded, file => Assert.Null(file.Error));
     }
 
+    [IoUringFact]
+    public async Task Load_ThroughTheRing_LargeFileAtAPathLongerThanASlotIsReadOnAReaderThread()
+    {
+        // Opened the ordinary way (its path does not fit a slot), then read with a large file's strategies: on a reader
+        // thread, like every other large file, not on the thread that drives the ring while nothing else is reaped.
+        string folder = Path.Combine([.. Enumerable.Range(0, 5).Select(i => new string((char)('a' + i), 240))]);
+        int size = (16 << 20) + 1;
+        string longPath = WriteFile(Path.Combine(folder, "large.bin"), size, seed: 98);
+        List<string> paths = [.. Enumerable.Range(0, 20).Select(i => WriteFile($"f{i}.bin", 100, seed: i)), longPath];
+        string? readBy = null;
+        var hooks = new LoadTestHooks { OnBlockingRead = path => readBy ??= path == longPath ? Thread.CurrentThread.Name ?? "unnamed" : null };
+
+        var loaded = await Loads.CollectAsync(new FileLoader(new FileLoaderOptions(), hooks), FileSet.FromPaths(paths));
+
+        Assert.Equal(Contents(size, 98), loaded.Single(file => file.Path == longPath).Data);
+        Assert.All(loaded, file => Assert.Null(file.Error));
+        Assert.Equal("FastLoad reader", readBy);
+    }
+
+    [IoUringFact]
+    public async Task Load_OnAKernelThatRefusesReadsOfNonBlockingFiles_ReadsEveryFileInTheRing()
+    {
+        // Before Linux 5.15 a read of a file opened O_NONBLOCK comes back EAGAIN rather than wait: every file would be
+        // read again, one at a time, on the consumer's thread. The ring clears the flag once the file is known regular.
+        List<string> paths = [.. Enumerable.Range(0, 40).Select(i => WriteFile($"f{i:D2}.bin", 3000 + i, seed: i))];
+        var hooks = new LoadTestHooks { SimulateKernelBefore515 = true };
+
+        var loaded = await Loads.CollectAsync(new FileLoader(new FileLoaderOptions(), hooks), FileSet.FromPaths(paths));
+
+        Assert.Equal(40, loaded.Count);
+        Assert.All(loaded, file => Assert.Equal(Contents(3000 + file.Index, file.Index), file.Data));
+        Assert.Equal(0, hooks.RingReadsFinishedHere);
+    }
+
     /// <summary>Reads until the end, whatever size the file reports (File.ReadAllBytes trusts it, and fails on sysfs).</summary>
     private static byte[] ReadToEnd(string path)
     {

@@ -1,3 +1,4 @@
+using FastLoad.Engine;
 using FastLoad.Tests.Infrastructure;
 
 namespace FastLoad.Tests.Reliability;
@@ -58,6 +59,33 @@ public class RingDescriptorTests : TempDirectoryTestBase
                 }
             },
             cancel.Token));
+
+        Assert.Equal(baseline, ProcessWide.OpenDescriptors());
+        pool.AssertAllReturned();
+    }
+
+    [IoUringFact]
+    public async Task Load_WithClosesStillInTheKernelWhenItEnds_LeavesNoDescriptorOpen()
+    {
+        // A deferred close (NFS, FUSE, CIFS) completes after its submission: a ring closed before its closes complete
+        // cancels them, and their descriptors stay open for the life of the process.
+        var pool = new CountingPool();
+        var loader = new FileLoader(
+            new FileLoaderOptions { BufferPool = pool, ErrorHandling = LoadErrorHandling.Collect }, new LoadTestHooks { DeferRingCloses = true });
+        FileSet files = FileSet.FromPaths([.. Directory.GetFiles(Root, "f*.bin").Order(StringComparer.Ordinal)]);
+        int baseline = ProcessWide.OpenDescriptorsBaseline();
+
+        for (int round = 0; round < 5; round++)
+        {
+            await foreach (LoadedFile file in loader.LoadAsync(files))
+            {
+                file.Dispose();
+                break;
+            }
+
+            LoadSummary summary = await loader.LoadAsync(files, (_, _) => ValueTask.CompletedTask);
+            Assert.Equal(Count, summary.FileCount);
+        }
 
         Assert.Equal(baseline, ProcessWide.OpenDescriptors());
         pool.AssertAllReturned();

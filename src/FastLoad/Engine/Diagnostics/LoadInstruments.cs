@@ -77,63 +77,72 @@ internal sealed class LoadInstruments
         }
     }
 
+    // A listener that throws loses its measurement; the load goes on: a diagnostic never decides what happens to a file.
+
     public void FileRead(long bytes, TimeSpan duration)
     {
-        if (Current is { } instruments)
+        try
         {
-            instruments.FilesRead.Add(1);
-            instruments.BytesRead.Add(bytes);
-            instruments.ReadDuration.Record(duration.TotalSeconds);
-            return;
-        }
+            if (Current is { } instruments)
+            {
+                instruments.FilesRead.Add(1);
+                instruments.BytesRead.Add(bytes);
+                instruments.ReadDuration.Record(duration.TotalSeconds);
+                return;
+            }
 
-        if (SharedPending.Add(bytes, duration.TotalSeconds) >= PendingDurationLimit)
+            if (SharedPending.Add(bytes, duration.TotalSeconds) >= PendingDurationLimit)
+            {
+                RequestCreation(soon: true);
+            }
+        }
+        catch (Exception)
         {
-            RequestCreation(soon: true);
         }
     }
 
     public void FileFailed()
     {
-        if (Current is { } instruments)
+        try
         {
-            instruments.FilesFailed.Add(1);
-            return;
-        }
+            if (Current is { } instruments)
+            {
+                instruments.FilesFailed.Add(1);
+                return;
+            }
 
-        SharedPending.AddFailure();
+            SharedPending.AddFailure();
+        }
+        catch (Exception)
+        {
+        }
     }
 
     /// <summary>Counts a read as running; returns whether it was counted, to be passed to <see cref="ReadEnded"/>.</summary>
-    public bool ReadStarted()
-    {
-        if (Current is { } instruments)
-        {
-            instruments.ReadsActive.Add(1);
-            return true;
-        }
-
-        return false;
-    }
+    public bool ReadStarted() => Current is { } instruments && TryAdd(instruments.ReadsActive, 1);
 
     public void ReadEnded(bool counted)
     {
         if (counted)
         {
-            Current!.ReadsActive.Add(-1);
+            TryAdd(Current!.ReadsActive, -1);
         }
     }
 
     /// <summary>Adds a change of parallelism; returns whether it was counted, so that only counted changes are undone.</summary>
-    public bool ParallelismChanged(long delta)
+    public bool ParallelismChanged(long delta) => Current is { } instruments && TryAdd(instruments.Parallelism, delta);
+
+    private static bool TryAdd(UpDownCounter<long> counter, long delta)
     {
-        if (Current is { } instruments)
+        try
         {
-            instruments.Parallelism.Add(delta);
+            counter.Add(delta);
             return true;
         }
-
-        return false;
+        catch (Exception)
+        {
+            return false;
+        }
     }
 
     private static void CreateShared(TimeSpan delay)

@@ -55,6 +55,7 @@ internal static class BlockingReads
     private static long ReadAndPublish(LoadRun run, int index, SafeFileHandle? handle, long length, long charge)
     {
         string path = run.PathAt(index);
+        run.Hooks.OnBlockingRead?.Invoke(path);
         run.BeginRead();
         bool counted = run.Instruments.ReadStarted();
         long started = run.Time.GetTimestamp();
@@ -69,7 +70,7 @@ internal static class BlockingReads
                 charge = Acquire(run, index, handle, length);
             }
 
-            contents = Read(run, path, handle, length, ref charge);
+            contents = Read(run, index, path, handle, length, ref charge);
         }
         catch (Exception ex)
         {
@@ -108,19 +109,23 @@ internal static class BlockingReads
     }
 
     /// <summary>Reads an open file whose <paramref name="charge"/> is taken; closes it, and releases the charge on failure.</summary>
-    private static FileContents Read(LoadRun run, string path, SafeFileHandle handle, long length, ref long charge)
+    /// <remarks>A file of length 0 (a pseudo file has content all the same) is charged as its buffer grows, and may wait for that.</remarks>
+    private static FileContents Read(LoadRun run, int index, string path, SafeFileHandle handle, long length, ref long charge)
     {
         ReadSettings settings = run.ReadSettings;
+        UnknownLengthCharge? growing = length == 0 ? new UnknownLengthCharge(run, index, path, charge) : null;
         FileContents contents;
         try
         {
-            contents = FileReader.Read(handle, path, length, settings, run.StopToken);
+            contents = FileReader.Read(handle, path, length, settings, growing is null ? null : growing.Grow, run.StopToken);
         }
         catch
         {
-            run.Budget.Release(charge);
+            run.Budget.Release(growing?.Charged ?? charge);
             throw;
         }
+
+        charge = growing?.Charged ?? charge;
 
         long actual = settings.BudgetCharge(contents.Length);
         if (actual > charge)
@@ -131,6 +136,28 @@ internal static class BlockingReads
         }
 
         return contents;
+    }
+
+    /// <summary>
+    /// The budget's charge of a file whose length is known only once it is read: taken as its buffer grows, waiting
+    /// for the bytes like any other file, and never more than the whole budget (the load could not hold it).
+    /// </summary>
+    private sealed class UnknownLengthCharge(LoadRun run, int index, string path, long charged)
+    {
+        public long Charged { get; private set; } = charged;
+
+        public void Grow(long bytes)
+        {
+            if (Charged + bytes > run.Budget.Capacity)
+            {
+                throw new IOException(
+                    $"'{path}' reports no length (a pseudo file) and holds more than the load's memory budget of "
+                    + $"{run.Budget.Capacity:N0} bytes; raise FileLoaderOptions.MemoryBudget to load it.");
+            }
+
+            run.Budget.Acquire(bytes, index, run.StopToken);
+            Charged += bytes;
+        }
     }
 
     /// <summary>An opened file read and published on a reader thread, which then counts itself out.</summary>

@@ -61,6 +61,13 @@ internal sealed class CallerReads(LoadRun run) : ConsumerThreadReader
 
         SafeFileHandle handle = _handle!;
         _handle = null;
+        if (_length == 0)
+        {
+            // A pseudo file is charged as it is read and may wait for the budget, which only this thread frees.
+            BlockingReads.ReadOpenedOnReaderThread(run, _index, handle, _length, _charge);
+            return true;
+        }
+
         BlockingReads.ReadOpenedAndPublish(run, _index, handle, _length, _charge);
         return true;
     }

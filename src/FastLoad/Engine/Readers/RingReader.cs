@@ -65,7 +65,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
 
         // Pinned, so that the kernel can read a path until its open completes; the GC frees it with the reader.
         _paths = GC.AllocateUninitializedArray<byte>(depth * PathCapacity, pinned: true);
-        _clearNonBlocking = ClearsNonBlocking || run.Hooks.ClearNonBlocking;
+        _clearNonBlocking = ClearsNonBlocking || run.Hooks.SimulateKernelBefore515;
         _parallelismCounted = run.Instruments.ParallelismChanged(depth);
     }
 
@@ -462,15 +462,9 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
             long charge = slot.Charge;
             slot.Fd = -1;
             Finish(slot);
-            if (length == 0)
-            {
-                // Pseudo files report 0 and have content: read to the end here, in small steps.
-                BlockingReads.ReadOpenedAndPublish(_run, index, handle, length, charge);
-                return 1;
-            }
-
             // A large file's strategies (several reads in flight, unbuffered, mapped) run on a reader thread: here they
-            // would hold up every other file of the ring until the large one is in.
+            // would hold up every other file of the ring until the large one is in. So do pseudo files (they report 0
+            // and have content), which are charged as they are read and may wait for the budget.
             BlockingReads.ReadOpenedOnReaderThread(_run, index, handle, length, charge);
             return 0;
         }
@@ -511,6 +505,11 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
         slot.Pin = default;
         slot.Contents = null;
         string path = _run.PathAt(slot.Index);
+        if (_run.Hooks.SimulateKernelBefore515 && result >= 0 && IsNonBlocking(slot.Fd))
+        {
+            result = -Interop.EAGAIN;
+        }
+
         try
         {
             if (result < 0 && -result is not (Interop.EINTR or Interop.EAGAIN or Interop.ECANCELED))
@@ -542,7 +541,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
             return 1;
         }
 
-        if (_ring.TryClose(slot.Fd, OperationClose))
+        if (_ring.TryClose(slot.Fd, OperationClose, _run.Hooks.DeferRingCloses))
         {
             _closesInKernel++;
         }
@@ -579,6 +578,8 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
             Interop.Fcntl(fd, Interop.FcntlSetFlags, flags & ~Interop.OpenNonBlocking);
         }
     }
+
+    private static bool IsNonBlocking(int fd) => (Interop.Fcntl(fd, Interop.FcntlGetFlags, 0) & Interop.OpenNonBlocking) != 0;
 
     private static void CloseDescriptor(Slot slot)
     {

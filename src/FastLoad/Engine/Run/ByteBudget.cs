@@ -8,6 +8,11 @@ namespace FastLoad.Engine;
 /// granted only when nothing else is held, so it loads alone. The file the consumer is waiting for (input order)
 /// is never kept waiting: holding it back behind files that cannot be handed over before it would deadlock.
 /// </summary>
+/// <remarks>
+/// Bytes are handed to waiters by whoever frees them, and only the waiters granted bytes are woken, each on its own
+/// monitor (as <see cref="SemaphoreSlim"/> hands a count to one waiter): with many reader threads waiting under a
+/// tight budget, a release wakes the one or two it lets through, not all of them to find that one may go.
+/// </remarks>
 internal sealed class ByteBudget
 {
     private readonly object _gate = new();
@@ -15,6 +20,7 @@ internal sealed class ByteBudget
     private long _peak;
     private int _due = -1;
     private bool _stopped;
+    private long _wakeUps;
 
     // Waiters in arrival order; only the first may take bytes, so a large request is not starved by smaller ones.
     private Waiter? _first;
@@ -33,12 +39,32 @@ internal sealed class ByteBudget
         get { lock (_gate) return _peak; }
     }
 
-    /// <summary>
-    /// Takes <paramref name="bytes"/> for the file at <paramref name="index"/>, blocking until they fit.
-    /// </summary>
+    /// <summary>How many times a waiting thread woke up (tests bound it per release).</summary>
+    internal long WakeUps => Interlocked.Read(ref _wakeUps);
+
+    /// <summary>The threads waiting for bytes now.</summary>
+    internal int Waiting
+    {
+        get
+        {
+            lock (_gate)
+            {
+                int count = 0;
+                for (Waiter? waiter = _first; waiter is not null; waiter = waiter.Next)
+                {
+                    count++;
+                }
+
+                return count;
+            }
+        }
+    }
+
+    /// <summary>Takes <paramref name="bytes"/> for the file at <paramref name="index"/>, blocking until they fit.</summary>
     /// <exception cref="OperationCanceledException"><see cref="Stop"/> was called while waiting.</exception>
     public void Acquire(long bytes, int index, CancellationToken cancellationToken)
     {
+        Waiter waiter;
         lock (_gate)
         {
             if ((_first is null && Fits(bytes)) || index == _due)
@@ -47,34 +73,28 @@ internal sealed class ByteBudget
                 return;
             }
 
-            var waiter = new Waiter();
+            if (_stopped)
+            {
+                throw Stopped(cancellationToken);
+            }
+
+            waiter = new Waiter(bytes, index);
             Enqueue(waiter);
-            try
+        }
+
+        lock (waiter)
+        {
+            // Granted or stopped under the gate before the waiter's monitor is pulsed: no wake-up is lost.
+            while (!waiter.Granted && !waiter.Stopped)
             {
-                while (true)
-                {
-                    if (_stopped)
-                    {
-                        cancellationToken.ThrowIfCancellationRequested();
-                        throw new OperationCanceledException(cancellationToken);
-                    }
-
-                    if ((waiter == _first && Fits(bytes)) || index == _due)
-                    {
-                        Take(bytes);
-                        return;
-                    }
-
-                    Monitor.Wait(_gate);
-                }
+                Monitor.Wait(waiter);
+                Interlocked.Increment(ref _wakeUps);
             }
-            finally
-            {
-                Remove(waiter);
+        }
 
-                // The next in line may fit now that this one is served or gone.
-                Monitor.PulseAll(_gate);
-            }
+        if (!waiter.Granted)
+        {
+            throw Stopped(cancellationToken);
         }
     }
 
@@ -109,37 +129,114 @@ internal sealed class ByteBudget
             return;
         }
 
+        Waiter? granted;
         lock (_gate)
         {
             _inUse -= bytes;
             Debug.Assert(_inUse >= 0, "Released more bytes than were acquired.");
-            if (_first is not null)
-            {
-                Monitor.PulseAll(_gate);
-            }
+            granted = GrantLocked();
         }
+
+        Wake(granted);
     }
 
-    /// <summary>Marks the file at <paramref name="index"/> as the one delivery waits for (-1: none).</summary>
+    /// <summary>Marks the file at <paramref name="index"/> as the one delivery waits for (-1: none); it never waits for bytes.</summary>
     public void SetDue(int index)
     {
+        Waiter? granted = null;
         lock (_gate)
         {
             _due = index;
-            if (_first is not null)
+            for (Waiter? waiter = _first; waiter is not null; waiter = waiter.Next)
             {
-                Monitor.PulseAll(_gate);
+                if (waiter.Index == index)
+                {
+                    granted = Grant(waiter);
+                    break;
+                }
+            }
+
+            // The line may move on behind a due file that was first in it.
+            if (granted is not null)
+            {
+                granted.NextGranted = GrantLocked();
             }
         }
+
+        Wake(granted);
     }
 
     /// <summary>Wakes every waiter with an <see cref="OperationCanceledException"/>; later waits throw at once.</summary>
     public void Stop()
     {
+        Waiter? waiters;
         lock (_gate)
         {
             _stopped = true;
-            Monitor.PulseAll(_gate);
+            waiters = _first;
+            _first = _last = null;
+        }
+
+        while (waiters is not null)
+        {
+            Waiter? next = waiters.Next;
+            waiters.Stopped = true;
+            Pulse(waiters);
+            waiters = next;
+        }
+    }
+
+    private static OperationCanceledException Stopped(CancellationToken cancellationToken) =>
+        cancellationToken.IsCancellationRequested ? new OperationCanceledException(cancellationToken) : new OperationCanceledException();
+
+    /// <summary>Gives bytes to the waiters at the head of the line while they fit; returns them, chained, to be woken.</summary>
+    private Waiter? GrantLocked()
+    {
+        Waiter? head = null;
+        Waiter? tail = null;
+        while (_first is { } waiter && Fits(waiter.Bytes))
+        {
+            Grant(waiter);
+            if (tail is null)
+            {
+                head = waiter;
+            }
+            else
+            {
+                tail.NextGranted = waiter;
+            }
+
+            tail = waiter;
+        }
+
+        return head;
+    }
+
+    /// <summary>Takes the waiter's bytes for it and takes it out of the line; it is woken outside the gate.</summary>
+    private Waiter Grant(Waiter waiter)
+    {
+        Remove(waiter);
+        Take(waiter.Bytes);
+        waiter.Granted = true;
+        return waiter;
+    }
+
+    /// <summary>Wakes the granted waiters, outside the gate.</summary>
+    private static void Wake(Waiter? granted)
+    {
+        while (granted is not null)
+        {
+            Waiter? next = granted.NextGranted;
+            Pulse(granted);
+            granted = next;
+        }
+    }
+
+    private static void Pulse(Waiter waiter)
+    {
+        lock (waiter)
+        {
+            Monitor.Pulse(waiter);
         }
     }
 
@@ -188,11 +285,21 @@ internal sealed class ByteBudget
         {
             waiter.Next.Previous = waiter.Previous;
         }
+
+        waiter.Previous = waiter.Next = null;
     }
 
-    private sealed class Waiter
+    /// <summary>A thread waiting for bytes; its own monitor is what it sleeps on.</summary>
+    private sealed class Waiter(long bytes, int index)
     {
+        public readonly long Bytes = bytes;
+        public readonly int Index = index;
         public Waiter? Previous;
         public Waiter? Next;
+        public Waiter? NextGranted;
+
+        // Written under the budget's gate, read under the waiter's own monitor after the pulse.
+        public volatile bool Granted;
+        public volatile bool Stopped;
     }
 }

@@ -19,8 +19,11 @@ internal sealed class LoadEngine(FileLoaderOptions options, TimeProvider time, L
 
     public LoadInstruments Instruments { get; } = instruments;
 
-    /// <summary>Where to log; <see langword="null"/> when the loader has no logger, so that logging costs nothing.</summary>
-    public ILogger? Logger { get; } = logger;
+    /// <summary>
+    /// Where to log, failures contained; <see langword="null"/> when the loader has no logger, so that logging costs
+    /// nothing.
+    /// </summary>
+    public ILogger? Logger { get; } = logger is null ? null : new GuardedLogger(logger);
 
     public LoadTestHooks Hooks { get; } = hooks;
 

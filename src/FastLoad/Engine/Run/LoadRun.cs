@@ -146,21 +146,15 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
             LoadedFile? file;
             lock (_sync)
             {
+                // Every file handed over: the load is complete, whatever was asked of it since.
+                if (_handedOver == _paths.Length)
+                {
+                    return new ValueTask<bool>(Finished());
+                }
+
                 // A stopped load hands over nothing more, even files already read: the consumer asked for the stop.
-                if (_stop.IsCancellationRequested)
-                {
-                    ThrowIfStoppedLocked();
-                }
-
-                if (!TryTakeLocked(out file))
-                {
-                    if (_handedOver == _paths.Length)
-                    {
-                        return new ValueTask<bool>(Finished());
-                    }
-
-                    ThrowIfStoppedLocked();
-                }
+                ThrowIfStoppedLocked();
+                TryTakeLocked(out file);
             }
 
             if (file is not null)
@@ -209,9 +203,14 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
         LoadedFile? file;
         lock (_sync)
         {
+            if (_handedOver == _paths.Length)
+            {
+                return Finished();
+            }
+
+            ThrowIfStoppedLocked();
             if (!TryTakeLocked(out file))
             {
-                ThrowIfStoppedLocked();
                 return Finished();
             }
         }

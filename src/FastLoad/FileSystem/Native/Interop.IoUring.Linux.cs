@@ -15,6 +15,9 @@ internal static unsafe partial class Interop
     internal const byte IoUringOpRead = 22;
 
     internal const uint IoUringEnterGetEvents = 1;
+
+    /// <summary>IOSQE_ASYNC: the request runs on the kernel's workers rather than inline.</summary>
+    internal const byte IoUringSqeAsync = 1 << 4;
     internal const uint IoUringFeatureSingleMmap = 1;
     internal const uint IoUringRegisterProbe = 8;
     internal const ushort IoUringOpSupported = 1;

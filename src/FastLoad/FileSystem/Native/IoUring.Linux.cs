@@ -119,7 +119,11 @@ internal sealed unsafe class IoUring : IDisposable
         TryAdd(Interop.IoUringOpRead, fd, (ulong)buffer, count, offset, 0, userData);
 
     /// <summary>Writes a close of <paramref name="fd"/>; the descriptor is the kernel's to close from here on.</summary>
-    public bool TryClose(int fd, ulong userData) => TryAdd(Interop.IoUringOpClose, fd, 0, 0, 0, 0, userData);
+    /// <param name="fd">The descriptor.</param>
+    /// <param name="userData">What its result carries.</param>
+    /// <param name="deferred">Run it on the kernel's workers, as file systems with a deferred close do (tests).</param>
+    public bool TryClose(int fd, ulong userData, bool deferred = false) =>
+        TryAdd(Interop.IoUringOpClose, fd, 0, 0, 0, 0, userData, deferred ? Interop.IoUringSqeAsync : (byte)0);
 
     /// <summary>
     /// Submits what was written and, with <paramref name="wait"/>, waits until at least one result is there.
@@ -190,7 +194,7 @@ internal sealed unsafe class IoUring : IDisposable
         Interop.Close(_fd);
     }
 
-    private bool TryAdd(byte opcode, int fd, ulong address, uint length, ulong offset, uint operationFlags, ulong userData)
+    private bool TryAdd(byte opcode, int fd, ulong address, uint length, ulong offset, uint operationFlags, ulong userData, byte flags = 0)
     {
         if (_localTail - Volatile.Read(ref *_sqHead) >= SubmissionEntries)
         {
@@ -201,6 +205,7 @@ internal sealed unsafe class IoUring : IDisposable
         Interop.IoUringSqe* sqe = _sqes + index;
         *sqe = default;
         sqe->Opcode = opcode;
+        sqe->Flags = flags;
         sqe->Fd = fd;
         sqe->Address = address;
         sqe->Length = length;

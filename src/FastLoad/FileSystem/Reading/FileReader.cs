@@ -9,10 +9,17 @@ namespace FastLoad.FileSystem;
 internal static class FileReader
 {
     public static FileContents Read(string path, ReadSettings settings, CancellationToken cancellationToken) =>
-        Read(ReadableFile.Open(path, out long length), path, length, settings, cancellationToken);
+        Read(ReadableFile.Open(path, out long length), path, length, settings, grow: null, cancellationToken);
 
     /// <summary>Reads the file <paramref name="handle"/> refers to, <paramref name="length"/> bytes when opened; disposes the handle.</summary>
-    public static FileContents Read(SafeFileHandle handle, string path, long length, ReadSettings settings, CancellationToken cancellationToken)
+    /// <param name="handle">The open file.</param>
+    /// <param name="path">Its path, for errors.</param>
+    /// <param name="length">Its length when opened; 0 for a file read to its end, such as a pseudo file.</param>
+    /// <param name="settings">The load's settings.</param>
+    /// <param name="grow">For a file of length 0: told of each buffer it grows into, before it is taken (see <see cref="WholeFileReader.Read"/>).</param>
+    /// <param name="cancellationToken">Stops the read.</param>
+    public static FileContents Read(
+        SafeFileHandle handle, string path, long length, ReadSettings settings, Action<long>? grow, CancellationToken cancellationToken)
     {
         try
         {
@@ -25,7 +32,7 @@ internal static class FileReader
             {
                 return settings.UsesNativeBlock(length)
                     ? ReadWhole(NativeBlockPool.Rent(length), handle, path, length, cancellationToken)
-                    : WholeFileReader.Read(handle, path, length, settings.Pool, cancellationToken);
+                    : WholeFileReader.Read(handle, path, length, settings.Pool, grow, cancellationToken);
             }
 
             if (settings.MemoryMapped)

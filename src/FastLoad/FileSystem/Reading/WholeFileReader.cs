@@ -17,15 +17,26 @@ internal static class WholeFileReader
     /// Reads the file as it is when opened: its length then sizes the buffer, reads loop until it is full, and a
     /// file that shrank meanwhile yields only the bytes it still has. The caller owns the returned contents.
     /// </summary>
-    public static PooledContents Read(SafeFileHandle handle, string path, long openLength, ArrayPool<byte> pool, CancellationToken cancellationToken)
+    /// <param name="handle">The open file.</param>
+    /// <param name="path">Its path, for errors.</param>
+    /// <param name="openLength">Its length when opened; 0 for a file of unknown length, read to its end.</param>
+    /// <param name="pool">Where the buffer comes from.</param>
+    /// <param name="grow">
+    /// For a file of unknown length: called with the bytes each larger buffer adds before it is taken (the first
+    /// one's too), so that what it holds is accounted for; it throws to stop the read.
+    /// </param>
+    /// <param name="cancellationToken">Stops the read between steps.</param>
+    public static PooledContents Read(
+        SafeFileHandle handle, string path, long openLength, ArrayPool<byte> pool, Action<long>? grow, CancellationToken cancellationToken)
     {
         Debug.Assert(openLength < ReadSettings.LargeFileThreshold, "Large files take the chunked path; this one fits one array.");
 
+        grow?.Invoke(openLength == 0 ? UnknownLengthStep : 0);
         byte[] buffer = pool.Rent(openLength == 0 ? UnknownLengthStep : (int)openLength);
         try
         {
             int length = openLength == 0
-                ? ReadToEnd(handle, path, pool, ref buffer, cancellationToken)
+                ? ReadToEnd(handle, path, pool, grow, ref buffer, cancellationToken)
                 : ReadUpTo(handle, path, buffer, (int)openLength, cancellationToken);
             return new PooledContents(buffer, length, pool);
         }
@@ -57,7 +68,7 @@ internal static class WholeFileReader
         return total;
     }
 
-    private static int ReadToEnd(SafeFileHandle handle, string path, ArrayPool<byte> pool, ref byte[] buffer, CancellationToken cancellationToken)
+    private static int ReadToEnd(SafeFileHandle handle, string path, ArrayPool<byte> pool, Action<long>? grow, ref byte[] buffer, CancellationToken cancellationToken)
     {
         int total = 0;
         while (true)
@@ -69,7 +80,9 @@ internal static class WholeFileReader
                     throw FileTooLarge(path, total);
                 }
 
-                byte[] larger = pool.Rent((int)Math.Min(2L * buffer.Length, Array.MaxLength));
+                int size = (int)Math.Min(2L * buffer.Length, Array.MaxLength);
+                grow?.Invoke(size - buffer.Length);
+                byte[] larger = pool.Rent(size);
                 buffer.AsSpan(0, total).CopyTo(larger);
                 pool.Return(buffer);
                 buffer = larger;
@@ -103,10 +116,11 @@ internal static class WholeFileReader
                 while (errno == Interop.EINTR);
             }
 
+            // The errno is the exception's HResult, as .NET gives it on Unix: callers tell refusals (EINVAL) apart by it.
             return read >= 0
                 ? (int)read
                 : throw new IOException(
-                    $"Could not read '{path}' at offset {offset:N0}: {System.Runtime.InteropServices.Marshal.GetPInvokeErrorMessage(errno)}");
+                    $"Could not read '{path}' at offset {offset:N0}: {System.Runtime.InteropServices.Marshal.GetPInvokeErrorMessage(errno)}", errno);
         }
 
         try

@@ -1,0 +1,71 @@
+using System.Runtime.CompilerServices;
+using FastLoad.Tests.Infrastructure;
+
+namespace FastLoad.Tests.Reliability;
+
+/// <summary>
+/// A load's enumerator used after it was disposed, or dropped without being disposed: an exception in the first case,
+/// and in the second every descriptor, buffer and ring it held goes back once the GC finds it unreachable.
+/// </summary>
+[Collection(ProcessWide.Name)]
+public class LoadLifetimeTests : TempDirectoryTestBase
+{
+    private const int FileCount = 600;
+    private static readonly TimeSpan NoHang = TimeSpan.FromSeconds(30);
+
+    public LoadLifetimeTests()
+    {
+        for (int i = 0; i < FileCount; i++)
+        {
+            WriteFile($"f{i:D3}.bin", 1000 + (i * 37 % 20_000), seed: i);
+        }
+    }
+
+    [Theory]
+    [InlineData(IoScheduling.IoUring)]
+    [InlineData(IoScheduling.DedicatedThreads)]
+    [InlineData(IoScheduling.ThreadPool)]
+    public async Task MoveNextAsync_AfterDisposeAsync_ThrowsObjectDisposedException(IoScheduling scheduling)
+    {
+        var loader = new FileLoader(new FileLoaderOptions { Scheduling = scheduling });
+        IAsyncEnumerator<LoadedFile> files = loader.LoadAsync(FileSet.FromDirectory(Root)).GetAsyncEnumerator();
+        Assert.True(await files.MoveNextAsync());
+        files.Current.Dispose();
+        await files.DisposeAsync();
+
+        await Assert.ThrowsAsync<ObjectDisposedException>(async () => await files.MoveNextAsync());
+        await files.DisposeAsync(); // Again: nothing to do.
+    }
+
+    [LinuxTheory] // Counts descriptors in /proc/self/fd.
+    [InlineData(IoScheduling.IoUring)]
+    [InlineData(IoScheduling.DedicatedThreads)]
+    public async Task Enumerator_DroppedWithoutDisposing_ReturnsItsDescriptorsAndBuffersOnceCollected(IoScheduling scheduling)
+    {
+        int baseline = ProcessWide.OpenDescriptorsBaseline();
+        var pool = new CountingPool();
+
+        await TakeOneFileAndDropTheEnumerator(new FileLoader(new FileLoaderOptions { Scheduling = scheduling, BufferPool = pool }), FileSet.FromDirectory(Root));
+
+        // The finalizer stops the load and disposes it on a reader thread; the readers then finish what is in flight.
+        bool returned = SpinWait.SpinUntil(
+            () =>
+            {
+                GC.Collect();
+                GC.WaitForPendingFinalizers();
+                return pool.Outstanding == 0 && ProcessWide.OpenDescriptors() <= baseline;
+            },
+            NoHang);
+        Assert.True(returned, $"{pool.Outstanding} buffers out, {ProcessWide.OpenDescriptors() - baseline} descriptors over the baseline");
+        pool.AssertAllReturned();
+    }
+
+    // Not inlined, so that no reference to the enumerator outlives the call on the test's stack.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static async Task TakeOneFileAndDropTheEnumerator(FileLoader loader, FileSet set)
+    {
+        IAsyncEnumerator<LoadedFile> files = loader.LoadAsync(set).GetAsyncEnumerator();
+        Assert.True(await files.MoveNextAsync());
+        files.Current.Dispose();
+    }
+}
