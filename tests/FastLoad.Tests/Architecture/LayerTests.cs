@@ -1,30 +1,53 @@
+using Microsoft.CodeAnalysis.Text;
+
 namespace FastLoad.Tests.Architecture;
 
 /// <summary>
 /// The layers of src/FastLoad point one way: FileSystem -> Engine -> the front door (FileLoader.cs) -> Packing and
-/// DependencyInjection -> FileProviders (docs/architecture.md). Checked on the sources as text, so that a use in the
-/// wrong direction fails here, naming the file, before anyone has to find the cycle by reading.
+/// DependencyInjection -> FileProviders (docs/architecture.md). The sources are compiled and each name is checked by the
+/// symbol it binds to, so that a use in the wrong direction fails here however it is spelled, naming the file and line.
 /// </summary>
 public class LayerTests
 {
+    private const string FileReaderPath = "FileSystem/Reading/FileReader.cs";
+
+    // What the SDK adds to a library with ImplicitUsings=enable, as the build adds it to FastLoad's own files.
+    private const string ImplicitUsings = """
+        global using global::System;
+        global using global::System.Collections.Generic;
+        global using global::System.IO;
+        global using global::System.Linq;
+        global using global::System.Net.Http;
+        global using global::System.Threading;
+        global using global::System.Threading.Tasks;
+        """;
+
     private static readonly Lazy<SourceLayers> Library = new(() => SourceLayers.Read(SourceLayers.FindRepositoryRoot()));
 
     [Fact]
-    public void Sources_EveryFile_LiesInALayerAndDeclaresItsNamespace()
+    public void Sources_EveryFileAndType_LiesInOneLayerAndItsNamespaces()
     {
         Assert.True(Library.Value.FileCount > 50, $"Only {Library.Value.FileCount} files were found under src/FastLoad.");
 
-        string[] problems = [.. Library.Value.FilesOutsideLayers(), .. Library.Value.FilesInAnotherLayersNamespace()];
+        string[] problems = [.. Library.Value.FilesOutsideLayers(), .. Library.Value.TypesInAnotherLayersNamespace(), .. Library.Value.TypesSpreadOverLayers()];
 
         Assert.True(problems.Length == 0, string.Join(Environment.NewLine, problems));
     }
 
     [Fact]
-    public void Sources_NoFile_UsesATypeOfALayerAboveItsOwn()
+    public void Sources_EveryLine_IsCompiledAndEveryNameBinds()
     {
-        string[] violations = [.. Library.Value.UpwardUses()];
+        string[] unresolved = [.. Library.Value.CodeLeftOut(), .. Library.Value.UnresolvedNames()];
 
-        Assert.True(violations.Length == 0, string.Join(Environment.NewLine, violations));
+        Assert.True(unresolved.Length == 0, string.Join(Environment.NewLine, unresolved));
+    }
+
+    [Fact]
+    public void Sources_NoFile_UsesASymbolOfALayerAboveItsOwn()
+    {
+        LayerUse[] violations = [.. Library.Value.UpwardUses()];
+
+        Assert.True(violations.Length == 0, string.Join(Environment.NewLine, violations.Select(use => use.ToString())));
     }
 
     [Fact]
@@ -37,96 +60,214 @@ public class LayerTests
 
     // The checker itself, on sources made up for it: each rule must be able to fail.
 
-    [Fact]
-    public void UpwardUses_FileSystemFileNamingLoadRun_NamesTheFileTheTypeAndBothLayers()
+    /// <summary>
+    /// The file-system layer names the front door's FileLoader, which itself uses the file system: both rules fail, at the
+    /// line of the use, however the name is spelled.
+    /// </summary>
+    [Theory]
+    [InlineData("simple name", "namespace FastLoad.FileSystem;\n\ninternal static class FileReader { internal static FileLoader? Loader; }", "FileLoader", 3)]
+    [InlineData("fully qualified", "namespace FastLoad.FileSystem;\n\ninternal static class FileReader { internal static FastLoad.FileLoader? Loader; }", "FastLoad.FileLoader", 3)]
+    [InlineData("global::", "namespace FastLoad.FileSystem;\n\ninternal static class FileReader { internal static global::FastLoad.FileLoader? Loader; }", "global::FastLoad.FileLoader", 3)]
+    [InlineData("using alias", "using Front = FastLoad.FileLoader;\n\nnamespace FastLoad.FileSystem;\n\ninternal static class FileReader { internal static Front? Loader; }", "Front", 5)]
+    [InlineData("using static", "using static FastLoad.FileLoader;\n\nnamespace FastLoad.FileSystem;\n\ninternal static class FileReader { internal static int Loaders => Count(); }", "Count", 5)]
+    [InlineData("nameof", "namespace FastLoad.FileSystem;\n\ninternal static class FileReader { internal const string Name = nameof(FileLoader); }", "FileLoader", 3)]
+    [InlineData("typeof", "namespace FastLoad.FileSystem;\n\ninternal static class FileReader { internal static Type Loader => typeof(FileLoader); }", "FileLoader", 3)]
+    [InlineData("generic argument", "namespace FastLoad.FileSystem;\n\ninternal static class FileReader { internal static readonly List<FileLoader> Loaders = []; }", "FileLoader", 3)]
+    [InlineData("attribute", "namespace FastLoad.FileSystem;\n\n[FrontDoor]\ninternal static class FileReader { }", "FrontDoor", 3)]
+    [InlineData("doc cref", "namespace FastLoad.FileSystem;\n\n/// <summary>Reads for <see cref=\"FileLoader\"/>.</summary>\ninternal static class FileReader { }", "FileLoader", 3)]
+    [InlineData("issue 28's probe", "namespace FastLoad.FileSystem;\n\ninternal static class FileReader { }\n\ninternal static class LayerProbe { internal static System.Type T => typeof(FastLoad.FileLoader); }", "FastLoad.FileLoader", 5)]
+    public void UpwardUsesAndCycles_FrontDoorNamedFromTheFileSystem_FailHoweverItIsSpelled(string spelling, string fileReader, string written, int line)
     {
-        SourceLayers sources = FileReaderBesideLoadRun("internal static class FileReader\n{\n    public static void Read(LoadRun run) { }\n}\n");
+        SourceLayers sources = FileReaderBesideFrontDoor(fileReader);
 
-        string violation = Assert.Single(sources.UpwardUses());
-
-        Assert.Contains("FileSystem/Reading/FileReader.cs", violation, StringComparison.Ordinal);
-        Assert.Contains("LoadRun", violation, StringComparison.Ordinal);
-        Assert.Contains("(FileSystem layer)", violation, StringComparison.Ordinal);
-        Assert.Contains("of the Engine layer", violation, StringComparison.Ordinal);
+        Assert.Empty(sources.UnresolvedNames());
+        LayerUse[] uses = [.. sources.UpwardUses()];
+        LayerUse? use = uses.SingleOrDefault(use => use.Written == written && use.Line == line);
+        Assert.True(use is not null, $"No use written '{written}' ({spelling}) at line {line}; found: {string.Join(" | ", uses.Select(found => found.ToString()))}");
+        Assert.Equal((FileReaderPath, "FileSystem", "front door", "FileLoader.cs"), (use.Path, use.From.Name, use.To.Name, use.DeclaredIn));
+        Assert.StartsWith($"{FileReaderPath}:{line} (FileSystem layer) uses FastLoad.", use.ToString(), StringComparison.Ordinal);
+        Assert.EndsWith($"written '{written}'; FileSystem may use no other layer.", use.ToString(), StringComparison.Ordinal);
+        Assert.Equal($"FileSystem -> front door ({FileReaderPath}) -> FileSystem (FileLoader.cs)", Assert.Single(sources.Cycles()));
     }
 
     [Theory]
-    [InlineData("/// <summary>Read by <see cref=\"LoadRun.MoveNextAsync\"/>.</summary>\ninternal static class FileReader { }")]
-    [InlineData("using FastLoad.Engine;\n\ninternal static class FileReader { }")]
-    [InlineData("internal static class FileReader { private static object? s_run = typeof(FastLoad.Engine.Other); }")]
-    [InlineData("internal static class FileReader { private static string S(int n) => $\"{n} {nameof(LoadRun)}\"; }")]
-    [InlineData("[SomeAttribute]\ninternal sealed class FileReader : LoadRun { }")]
-    public void UpwardUses_UseInCrefUsingQualifiedNameOrInterpolationHole_IsFound(string fileReader) =>
-        Assert.NotEmpty(FileReaderBesideLoadRun(fileReader).UpwardUses());
-
-    [Theory]
-    [InlineData("// Feeds LoadRun.\ninternal static class FileReader { }")]
-    [InlineData("/* LoadRun */ internal static class FileReader { }")]
-    [InlineData("internal static class FileReader { private const string S = \"LoadRun\"; private const char C = '\"'; }")]
-    [InlineData("internal static class FileReader { private const string S = @\"a \"\"LoadRun\"\"\"; }")]
-    [InlineData("internal static class FileReader { private static string S(int n) => $\"{n:N0} LoadRun {{LoadRun}}\"; }")]
-    [InlineData("internal static class FileReader { private const string S = \"\"\"\n    LoadRun \"quoted\"\n    \"\"\"; }")]
-    [InlineData("/// <summary>Not a cref: <c>LoadRun</c>.</summary>\ninternal static class FileReader { }")]
-    public void UpwardUses_NameInCommentOrString_IsNoUse(string fileReader) =>
-        Assert.Empty(FileReaderBesideLoadRun(fileReader).UpwardUses());
-
-    [Fact]
-    public void UpwardUses_SiblingLayers_MayNotUseEachOther()
+    [InlineData("global using Front = FastLoad.FileLoader;", "internal static class FileReader { internal static Front? Loader; }", "Front")]
+    [InlineData("global using static FastLoad.FileLoader;", "internal static class FileReader { internal static int Loaders => Count(); }", "Count")]
+    public void UpwardUses_FrontDoorNamedThroughAGlobalUsingInItsOwnFile_IsFoundWhereItIsUsed(string globalUsing, string fileReader, string written)
     {
-        var sources = new SourceLayers(
+        var sources = Sources(
         [
-            ("Packing/PackReader.cs", "namespace FastLoad;\n\npublic sealed class PackReader { }"),
-            ("DependencyInjection/Extensions.cs", "namespace Microsoft.Extensions.DependencyInjection;\n\npublic static class Extensions { public static PackReader? Pack; }"),
+            (FileReaderPath, "namespace FastLoad.FileSystem;\n\n" + fileReader),
+            ("FileLoader.cs", globalUsing + "\n\nnamespace FastLoad;\n\npublic sealed class FileLoader { public static int Count() => 0; }"),
         ]);
 
-        string violation = Assert.Single(sources.UpwardUses());
-
-        Assert.Contains("DependencyInjection/Extensions.cs (DependencyInjection layer) uses PackReader of the Packing layer", violation, StringComparison.Ordinal);
+        Assert.Empty(sources.UnresolvedNames());
+        LayerUse use = Assert.Single(sources.UpwardUses());
+        Assert.Equal((FileReaderPath, 3, written, "front door"), (use.Path, use.Line, use.Written, use.To.Name));
     }
 
-    [Fact]
-    public void UpwardUses_NestedTypeOfTheSameNameInTheFilesOwnLayer_IsTakenToBeThatOne()
+    [Theory]
+    [InlineData("// Feeds FileLoader.\ninternal static class FileReader { }")]
+    [InlineData("/* FileLoader */ internal static class FileReader { }")]
+    [InlineData("internal static class FileReader { private const string S = \"FileLoader\"; private const char C = '\"'; }")]
+    [InlineData("internal static class FileReader { private static string S(int n) => $\"{n:N0} FileLoader {{FileLoader}}\"; }")]
+    [InlineData("internal static class FileReader { private const string S = \"\"\"\n    FileLoader \"quoted\"\n    \"\"\"; }")]
+    [InlineData("/// <summary>Not a cref: <c>FileLoader</c>.</summary>\ninternal static class FileReader { }")]
+    [InlineData("internal static class FileReader { private static int S() { int FileLoader = 1; return FileLoader; } }")]
+    [InlineData("internal static class FileReader { private sealed class FileLoader; private static FileLoader? s_loader; }")]
+    public void UpwardUses_NameInCommentStringOrOfAnotherSymbol_IsNoUse(string fileReader)
     {
-        var sources = new SourceLayers(
-        [
-            ("FileSystem/Storage/Cache.cs", "namespace FastLoad.FileSystem;\n\ninternal sealed class Cache\n{\n    private sealed record Entry(int Value);\n\n    private Entry? _entry;\n}\n"),
-            ("Engine/Run/Queue.cs", "namespace FastLoad.Engine;\n\ninternal sealed class Queue\n{\n    private sealed record Entry(string Value);\n}\n"),
-        ]);
+        SourceLayers sources = FileReaderBesideFrontDoor("namespace FastLoad.FileSystem;\n\n" + fileReader);
 
+        Assert.Empty(sources.UnresolvedNames());
         Assert.Empty(sources.UpwardUses());
     }
 
     [Fact]
-    public void Sources_FileInAnUnknownFolderOrAnotherLayersNamespace_IsReported()
+    public void UpwardUses_NamespaceOfALayerAbove_IsAUseOfThatLayer()
     {
-        var sources = new SourceLayers(
+        var sources = Sources(
         [
-            ("Loading/LoadRun.cs", "namespace FastLoad.Loading;\n\ninternal sealed class LoadRun { }"),
-            ("FileSystem/Reading/FileReader.cs", "namespace FastLoad.Engine;\n\ninternal static class FileReader { }"),
+            (FileReaderPath, "using FastLoad.Engine;\n\nnamespace FastLoad.FileSystem;\n\ninternal static class FileReader { }"),
+            ("Engine/Run/LoadRun.cs", "namespace FastLoad.Engine;\n\ninternal sealed class LoadRun { }"),
         ]);
 
-        Assert.Contains("Loading/LoadRun.cs lies in no layer", Assert.Single(sources.FilesOutsideLayers()), StringComparison.Ordinal);
-        Assert.Contains("FileSystem/Reading/FileReader.cs declares namespace FastLoad.Engine", Assert.Single(sources.FilesInAnotherLayersNamespace()), StringComparison.Ordinal);
+        LayerUse use = Assert.Single(sources.UpwardUses());
+
+        Assert.Equal((1, "namespace FastLoad.Engine", "Engine", "Engine/"), (use.Line, use.Symbol, use.To.Name, use.DeclaredIn));
     }
 
     [Fact]
-    public void Cycles_TwoLayersUsingEachOther_AreReportedOnceWithAFileForEachDirection()
+    public void UpwardUses_NamespaceALayerSharesWithThePlatform_BelongsToNoLayer()
     {
-        var sources = new SourceLayers(
+        var sources = Sources(
         [
-            ("FileSystem/Memory/FileContents.cs", "namespace FastLoad.FileSystem;\n\ninternal abstract class FileContents { public LoadedFile? Owner; }"),
+            ("DependencyInjection/Extensions.cs", "namespace Microsoft.Extensions.DependencyInjection;\n\npublic static class Extensions { }"),
+            ("FileLoader.cs", "using Microsoft.Extensions.DependencyInjection;\n\nnamespace FastLoad;\n\npublic sealed class FileLoader { public static IServiceCollection? Services; }"),
+        ]);
+
+        Assert.Empty(sources.UnresolvedNames());
+        Assert.Empty(sources.UpwardUses());
+    }
+
+    [Fact]
+    public void UpwardUses_MemberOnlyGeneratedCodeDeclares_IsOfItsTypesLayer()
+    {
+        SourceLayers sources = Sources(
+            [
+                ("Engine/Run/LoadRun.cs", "namespace FastLoad.Engine;\n\ninternal static partial class LoadRun { }"),
+                (FileReaderPath, "using static FastLoad.Engine.LoadRun;\n\nnamespace FastLoad.FileSystem;\n\ninternal static class FileReader { internal static int Runs => Generated(); }"),
+            ],
+            ("obj/LoadRun.g.cs", "namespace FastLoad.Engine;\n\ninternal static partial class LoadRun { internal static int Generated() => 0; }"));
+
+        Assert.Empty(sources.UnresolvedNames());
+        LayerUse use = Assert.Single(sources.UpwardUses(), use => use.Written == "Generated");
+        Assert.Equal((5, "FastLoad.Engine.LoadRun.Generated()", "Engine", "Engine/Run/LoadRun.cs"), (use.Line, use.Symbol, use.To.Name, use.DeclaredIn));
+    }
+
+    [Fact]
+    public void UpwardUses_SiblingLayers_MayNotUseEachOther()
+    {
+        var sources = Sources(
+        [
+            ("Packing/PackReader.cs", "namespace FastLoad;\n\npublic sealed class PackReader { }"),
+            ("DependencyInjection/Extensions.cs", "namespace Microsoft.Extensions.DependencyInjection;\n\npublic static class Extensions { public static FastLoad.PackReader? Pack; }"),
+        ]);
+
+        LayerUse use = Assert.Single(sources.UpwardUses());
+
+        Assert.Equal(
+            "DependencyInjection/Extensions.cs:3 (DependencyInjection layer) uses FastLoad.PackReader of the Packing layer (Packing/PackReader.cs), "
+            + "written 'FastLoad.PackReader'; DependencyInjection may use front door, Engine, FileSystem.",
+            use.ToString());
+    }
+
+    [Fact]
+    public void Sources_FileInAnUnknownFolderOrTypeInAnotherLayersNamespace_IsReported()
+    {
+        var sources = Sources(
+        [
+            ("Loading/LoadRun.cs", "namespace FastLoad.Loading;\n\ninternal sealed class LoadRun { }"),
+            (FileReaderPath, "namespace FastLoad.Engine;\n\ninternal static class FileReader { }"),
+            ("FileSystem/Reading/Outside.cs", "internal static class Outside { }"),
+        ]);
+
+        Assert.Equal("Loading/LoadRun.cs lies in no layer: add its folder to SourceLayers.Layers.", Assert.Single(sources.FilesOutsideLayers()));
+        Assert.Equal(
+            [
+                $"{FileReaderPath} declares FileReader in namespace FastLoad.Engine; the FileSystem layer's types are declared in FastLoad.FileSystem or FastLoad.",
+                "FileSystem/Reading/Outside.cs declares Outside in the global namespace; the FileSystem layer's types are declared in FastLoad.FileSystem or FastLoad.",
+            ],
+            sources.TypesInAnotherLayersNamespace());
+    }
+
+    [Fact]
+    public void TypesSpreadOverLayers_PartialTypeInTwoLayers_IsReported()
+    {
+        var sources = Sources(
+        [
+            ("Engine/Run/LoadRun.cs", "namespace FastLoad;\n\ninternal sealed partial class LoadRun { }"),
+            ("FileSystem/Reading/LoadRun.Reading.cs", "namespace FastLoad;\n\ninternal sealed partial class LoadRun { }"),
+        ]);
+
+        Assert.Equal(
+            "FastLoad.LoadRun is declared in Engine/Run/LoadRun.cs (Engine layer), FileSystem/Reading/LoadRun.Reading.cs (FileSystem layer); a type's parts lie in one layer.",
+            Assert.Single(sources.TypesSpreadOverLayers()));
+    }
+
+    [Fact]
+    public void UnresolvedNames_NameNothingDeclaresOrACrefToNothing_AreReported()
+    {
+        var sources = Sources(
+        [
+            (FileReaderPath, "namespace FastLoad.FileSystem;\n\n/// <summary>For <see cref=\"LoadRun\"/>.</summary>\ninternal static class FileReader { internal static LoadRunner? Runner; }"),
+        ]);
+
+        Assert.Collection(
+            sources.UnresolvedNames().Order(StringComparer.Ordinal),
+            cref => Assert.StartsWith($"{FileReaderPath}(3,29): warning CS1574: XML comment has cref attribute 'LoadRun' that could not be resolved", cref, StringComparison.Ordinal),
+            name => Assert.StartsWith($"{FileReaderPath}(4,52): error CS0246: The type or namespace name 'LoadRunner' could not be found", name, StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public void CodeLeftOut_UseUnderAnIf_IsReportedAndNotBound()
+    {
+        var sources = Sources(
+        [
+            (FileReaderPath, "namespace FastLoad.FileSystem;\n\n#if DEBUG\ninternal static class LayerProbe { internal static Type T => typeof(FastLoad.FileLoader); }\n#endif\ninternal static class FileReader { }"),
+        ]);
+
+        Assert.Equal(
+            $"{FileReaderPath}:4 is left out by an #if, where no layer rule sees it; guard platform code with OperatingSystem.IsLinux() and the like.",
+            Assert.Single(sources.CodeLeftOut()));
+        Assert.Empty(sources.UnresolvedNames());
+    }
+
+    [Fact]
+    public void Cycles_ThreeLayersInACircle_AreReportedOnceWithAFileForEachStep()
+    {
+        var sources = Sources(
+        [
+            ("FileSystem/Memory/FileContents.cs", "namespace FastLoad.FileSystem;\n\ninternal abstract class FileContents { public FileLoader? Owner; }"),
             ("Engine/LoadedFile.cs", "namespace FastLoad;\n\npublic sealed class LoadedFile { internal FileSystem.FileContents? Contents; }"),
+            ("FileLoader.cs", "namespace FastLoad;\n\npublic sealed class FileLoader { public LoadedFile? Last; }"),
         ]);
 
         string cycle = Assert.Single(sources.Cycles());
 
-        Assert.Equal("Engine -> FileSystem (Engine/LoadedFile.cs) -> Engine (FileSystem/Memory/FileContents.cs)", cycle);
+        Assert.Equal("Engine -> FileSystem (Engine/LoadedFile.cs) -> front door (FileSystem/Memory/FileContents.cs) -> Engine (FileLoader.cs)", cycle);
     }
 
-    /// <summary>A FileSystem file with <paramref name="fileReader"/> after its namespace, beside the Engine's LoadRun and Other.</summary>
-    private static SourceLayers FileReaderBesideLoadRun(string fileReader) => new(
+    /// <summary><paramref name="fileReader"/> as the file system's FileReader.cs, beside a front door that uses it.</summary>
+    private static SourceLayers FileReaderBesideFrontDoor(string fileReader) => Sources(
     [
-        ("FileSystem/Reading/FileReader.cs", "namespace FastLoad.FileSystem;\n\n" + fileReader),
-        ("Engine/Run/LoadRun.cs", "namespace FastLoad.Engine;\n\ninternal sealed class LoadRun { }\n\ninternal sealed class Other { }\n"),
+        (FileReaderPath, fileReader),
+        ("FileLoader.cs", "namespace FastLoad;\n\npublic sealed class FileLoader\n{\n    public static int Count() => 0;\n\n"
+            + "    internal static Type Reader => typeof(FileSystem.FileReader);\n}\n\n"
+            + "[AttributeUsage(AttributeTargets.All)]\npublic sealed class FrontDoorAttribute : Attribute;\n"),
     ]);
+
+    /// <summary><paramref name="files"/> compiled with the SDK's global usings and <paramref name="generated"/>.</summary>
+    private static SourceLayers Sources((string Path, string Text)[] files, params (string Path, string Text)[] generated) =>
+        new(files, [("obj/FastLoad.GlobalUsings.g.cs", SourceText.From(ImplicitUsings)), .. generated.Select(file => (file.Path, SourceText.From(file.Text)))]);
 }

@@ -1,21 +1,44 @@
+using System.IO.Compression;
+using System.Reflection.Metadata;
 using System.Text;
-using System.Text.RegularExpressions;
+using Microsoft.CodeAnalysis;
+using Microsoft.CodeAnalysis.CSharp;
+using Microsoft.CodeAnalysis.CSharp.Syntax;
+using Microsoft.CodeAnalysis.Text;
 
 namespace FastLoad.Tests.Architecture;
 
 /// <summary>One layer of src/FastLoad: a top-level folder (the root's own files are the front door).</summary>
 /// <param name="Name">The layer's name in messages.</param>
 /// <param name="Folder">Its top-level folder; empty for the files at src/FastLoad's root.</param>
-/// <param name="Namespaces">The namespaces its files may declare (its internal one first).</param>
+/// <param name="Namespaces">The namespaces its types may be declared in (its internal one first).</param>
 /// <param name="Uses">The layers its files may use besides their own.</param>
 internal sealed record Layer(string Name, string Folder, string[] Namespaces, string[] Uses);
 
 /// <summary>
-/// The C# sources of src/FastLoad, read as text: which layer each declared type belongs to (by its file's folder), and
-/// which types and namespaces each file names, in code or in a doc comment's <c>cref</c> (other comments and string
-/// literals do not count).
+/// A name in one layer's file that binds to a symbol declared in another layer.
 /// </summary>
-internal sealed partial class SourceLayers
+/// <param name="Path">The file, relative to src/FastLoad.</param>
+/// <param name="Line">The name's line, from 1.</param>
+/// <param name="From">The file's layer.</param>
+/// <param name="Written">The name as written, with the qualifiers it was written with.</param>
+/// <param name="Symbol">What the name binds to.</param>
+/// <param name="To">The layer that declares it.</param>
+/// <param name="DeclaredIn">The file that declares it (a namespace's: its layer's folder).</param>
+internal sealed record LayerUse(string Path, int Line, Layer From, string Written, string Symbol, Layer To, string DeclaredIn)
+{
+    public override string ToString() =>
+        $"{Path}:{Line} ({From.Name} layer) uses {Symbol} of the {To.Name} layer ({DeclaredIn}), written '{Written}'; "
+        + $"{From.Name} may use {(From.Uses.Length == 0 ? "no other layer" : string.Join(", ", From.Uses))}.";
+}
+
+/// <summary>
+/// The C# sources of src/FastLoad, compiled: every name in them (in code, in a <c>using</c> directive, in an attribute,
+/// in <c>nameof</c> or a doc comment's <c>cref</c>) is bound to the symbol it means, and that symbol belongs to the layer
+/// of the file that declares it. How a name is spelled (simple, qualified, through an alias or <c>using static</c>)
+/// does not matter; comments and string literals are not names.
+/// </summary>
+internal sealed class SourceLayers
 {
     /// <summary>The layers, bottom to top; each uses only the ones it lists.</summary>
     public static readonly Layer[] Layers =
@@ -28,41 +51,59 @@ internal sealed partial class SourceLayers
         new("FileProviders", "FileProviders", ["FastLoad.FileProviders", "FastLoad"], ["Packing", "front door", "Engine", "FileSystem"]),
     ];
 
-    private readonly List<Source> _sources = [];
+    // Crefs are bound only when doc comments are diagnosed; a cref that binds to nothing is a warning there. The
+    // configuration binder's generated code intercepts calls, which the SDK allows its namespace to do.
+    private static readonly CSharpParseOptions ParseOptions = new CSharpParseOptions(LanguageVersion.Latest, DocumentationMode.Diagnose)
+        .WithFeatures([new("InterceptorsNamespaces", "Microsoft.Extensions.Configuration.Binder.SourceGeneration")]);
 
-    // Type name -> the files that declare it (a name can be declared in several layers, nested types above all).
-    private readonly Dictionary<string, List<Source>> _declarations = new(StringComparer.Ordinal);
+    // The warnings for a cref that binds to nothing, or to no one symbol.
+    private static readonly HashSet<string> UnresolvedCref = ["CS1574", "CS1580", "CS1581", "CS1584", "CS0419"];
+
+    // The kind of a portable PDB's custom debug information that holds a document's text.
+    private static readonly Guid EmbeddedSource = new("0E8A571B-6926-466E-B4AD-8AB04611F5FE");
+
+    // Every compilation starts from this one, so the references' symbols are read once per test run, not per test.
+    private static readonly Lazy<CSharpCompilation> Empty = new(() => CSharpCompilation.Create(
+        "FastLoad",
+        references: PlatformReferences(),
+        options: new CSharpCompilationOptions(OutputKind.DynamicallyLinkedLibrary, nullableContextOptions: NullableContextOptions.Enable, allowUnsafe: true)));
+
+    private readonly List<Source> _sources = [];
+    private readonly Dictionary<SyntaxTree, Source> _byTree = [];
+    private readonly CSharpCompilation _compilation;
+    private readonly Lazy<LayerUse[]> _crossings;
 
     /// <param name="files">Each file's path relative to src/FastLoad, with '/', and its text.</param>
-    public SourceLayers(IEnumerable<(string Path, string Text)> files)
+    /// <param name="generated">
+    /// The files the build adds to them (global usings, source generators' output): compiled with them, never checked.
+    /// </param>
+    public SourceLayers(IEnumerable<(string Path, string Text)> files, IEnumerable<(string Path, SourceText Text)> generated)
     {
         foreach ((string path, string text) in files)
         {
-            var source = new Source(path, LayerOf(path), CodeOf(text));
+            var source = new Source(path, LayerOf(path), CSharpSyntaxTree.ParseText(text, ParseOptions, path));
             _sources.Add(source);
-            foreach (Match declaration in TypeDeclaration().Matches(source.Code))
-            {
-                string name = declaration.Groups["name"].Value;
-                if (!_declarations.TryGetValue(name, out List<Source>? declaring))
-                {
-                    _declarations[name] = declaring = [];
-                }
-
-                declaring.Add(source);
-            }
+            _byTree.Add(source.Tree, source);
         }
+
+        _compilation = Empty.Value
+            .AddSyntaxTrees(generated.Select(file => CSharpSyntaxTree.ParseText(file.Text, ParseOptions, file.Path)))
+            .AddSyntaxTrees(_sources.Select(source => source.Tree));
+        _crossings = new(() => [.. _sources.Where(source => source.Layer is not null).SelectMany(Crossings)]);
     }
 
-    /// <summary>The sources under <c>src/FastLoad</c> of the repository at <paramref name="repositoryRoot"/> (build output left out).</summary>
+    /// <summary>
+    /// The sources under <c>src/FastLoad</c> of the repository at <paramref name="repositoryRoot"/> (build output left out),
+    /// with what the build of the FastLoad.dll this test runs with added to them.
+    /// </summary>
     public static SourceLayers Read(string repositoryRoot)
     {
         string library = Path.Combine(repositoryRoot, "src", "FastLoad");
-        var files = Directory.EnumerateFiles(library, "*.cs", SearchOption.AllDirectories)
+        string[] paths = [.. Directory.EnumerateFiles(library, "*.cs", SearchOption.AllDirectories)
             .Select(path => Path.GetRelativePath(library, path).Replace(Path.DirectorySeparatorChar, '/'))
             .Where(path => !path.StartsWith("bin/", StringComparison.Ordinal) && !path.StartsWith("obj/", StringComparison.Ordinal))
-            .Order(StringComparer.Ordinal)
-            .Select(path => (path, File.ReadAllText(Path.Combine(library, path))));
-        return new SourceLayers(files);
+            .Order(StringComparer.Ordinal)];
+        return new SourceLayers(paths.Select(path => (path, File.ReadAllText(Path.Combine(library, path)))), GeneratedFiles(paths));
     }
 
     /// <summary>The folder holding FastLoad.sln, found by walking up from the test's output folder.</summary>
@@ -81,42 +122,55 @@ internal sealed partial class SourceLayers
 
     public int FileCount => _sources.Count;
 
+    /// <summary>
+    /// The compiler's errors and the crefs it could not bind: a name that binds to nothing would pass every layer rule
+    /// unseen.
+    /// </summary>
+    public IEnumerable<string> UnresolvedNames() => _compilation.GetDiagnostics()
+        .Where(diagnostic => diagnostic.Severity == DiagnosticSeverity.Error || UnresolvedCref.Contains(diagnostic.Id))
+        .Select(diagnostic => diagnostic.ToString());
+
+    /// <summary>
+    /// Code that an <c>#if</c> leaves out of this compilation, which defines no symbol: no name in it is bound, so no rule
+    /// could see a use there.
+    /// </summary>
+    public IEnumerable<string> CodeLeftOut() => _sources.SelectMany(source => source.Tree.GetRoot().DescendantTrivia()
+        .Where(trivia => trivia.IsKind(SyntaxKind.DisabledTextTrivia))
+        .Select(trivia => $"{source.Path}:{trivia.GetLocation().GetLineSpan().StartLinePosition.Line + 1} is left out by an #if, where no layer rule "
+            + "sees it; guard platform code with OperatingSystem.IsLinux() and the like."));
+
     /// <summary>Files in a top-level folder that is no layer.</summary>
     public IEnumerable<string> FilesOutsideLayers() =>
         _sources.Where(source => source.Layer is null).Select(source => $"{source.Path} lies in no layer: add its folder to SourceLayers.Layers.");
 
-    /// <summary>Files that declare a namespace their layer does not own.</summary>
-    public IEnumerable<string> FilesInAnotherLayersNamespace()
+    /// <summary>Types declared in a namespace their file's layer does not own.</summary>
+    public IEnumerable<string> TypesInAnotherLayersNamespace()
     {
         foreach (Source source in _sources.Where(source => source.Layer is not null))
         {
-            foreach (Match declaration in NamespaceDeclaration().Matches(source.Code))
+            SemanticModel model = _compilation.GetSemanticModel(source.Tree);
+            foreach (INamedTypeSymbol type in DeclaredTypes(source.Tree, model).Where(type => type.ContainingType is null))
             {
-                string name = declaration.Groups["name"].Value;
-                if (!source.Layer!.Namespaces.Contains(name))
+                string name = type.ContainingNamespace.IsGlobalNamespace ? "the global namespace" : $"namespace {type.ContainingNamespace.ToDisplayString()}";
+                if (!source.Layer!.Namespaces.Contains(type.ContainingNamespace.ToDisplayString()))
                 {
-                    yield return $"{source.Path} declares namespace {name}; the {source.Layer.Name} layer's files declare {string.Join(" or ", source.Layer.Namespaces)}.";
+                    yield return $"{source.Path} declares {type.Name} in {name}; the {source.Layer.Name} layer's types are declared in {string.Join(" or ", source.Layer.Namespaces)}.";
                 }
             }
         }
     }
 
-    /// <summary>Every use of a type or namespace of a layer the file's own layer may not use.</summary>
-    public IEnumerable<string> UpwardUses()
-    {
-        foreach (Source source in _sources.Where(source => source.Layer is not null))
-        {
-            Layer layer = source.Layer!;
-            foreach ((string name, Layer other, string where) in Uses(source))
-            {
-                if (other != layer && !layer.Uses.Contains(other.Name))
-                {
-                    yield return $"{source.Path} ({layer.Name} layer) uses {name} of the {other.Name} layer ({where}); "
-                        + $"{layer.Name} may use {(layer.Uses.Length == 0 ? "no other layer" : string.Join(", ", layer.Uses))}.";
-                }
-            }
-        }
-    }
+    /// <summary>Partial types whose parts lie in more than one layer (such a type would belong to none).</summary>
+    public IEnumerable<string> TypesSpreadOverLayers() => _sources
+        .Where(source => source.Layer is not null)
+        .SelectMany(source => DeclaredTypes(source.Tree, _compilation.GetSemanticModel(source.Tree)))
+        .Distinct<INamedTypeSymbol>(SymbolEqualityComparer.Default)
+        .Select(type => (Type: type, Files: DeclaringSources(type)))
+        .Where(type => type.Files.Select(file => file.Layer).Distinct().Count() > 1)
+        .Select(type => $"{type.Type.ToDisplayString()} is declared in {string.Join(", ", type.Files.Select(file => $"{file.Path} ({file.Layer!.Name} layer)"))}; a type's parts lie in one layer.");
+
+    /// <summary>Every use of a symbol of a layer the file's own layer may not use.</summary>
+    public IEnumerable<LayerUse> UpwardUses() => _crossings.Value.Where(use => !use.From.Uses.Contains(use.To.Name));
 
     /// <summary>
     /// The cycles among the layers' dependencies as the sources have them, whatever <see cref="Layer.Uses"/> says:
@@ -126,16 +180,10 @@ internal sealed partial class SourceLayers
     {
         // A -> B, with the first file of A seen using B.
         var edges = new Dictionary<string, Dictionary<string, string>>(StringComparer.Ordinal);
-        foreach (Source source in _sources.Where(source => source.Layer is not null))
+        foreach (LayerUse use in _crossings.Value)
         {
-            foreach ((_, Layer other, _) in Uses(source))
-            {
-                if (other != source.Layer)
-                {
-                    Dictionary<string, string> targets = edges.TryGetValue(source.Layer!.Name, out var known) ? known : edges[source.Layer.Name] = [];
-                    targets.TryAdd(other.Name, source.Path);
-                }
-            }
+            Dictionary<string, string> targets = edges.TryGetValue(use.From.Name, out var known) ? known : edges[use.From.Name] = [];
+            targets.TryAdd(use.To.Name, use.Path);
         }
 
         var reported = new HashSet<string>(StringComparer.Ordinal);
@@ -187,32 +235,107 @@ internal sealed partial class SourceLayers
     }
 
     /// <summary>
-    /// The layers whose types or namespaces <paramref name="source"/> names, with what it names and where that is
-    /// declared. A name declared in the file's own layer is taken to be that one (nested types share short names).
+    /// Each name in <paramref name="source"/>, doc comments included, that binds to a symbol of another layer: once per
+    /// symbol and spelling, at its first line.
     /// </summary>
-    private IEnumerable<(string Name, Layer Layer, string Where)> Uses(Source source)
+    private IEnumerable<LayerUse> Crossings(Source source)
     {
-        foreach (string name in Identifier().Matches(source.Code).Select(match => match.Value).Distinct(StringComparer.Ordinal))
+        SemanticModel model = _compilation.GetSemanticModel(source.Tree);
+        var seen = new HashSet<(string Symbol, string Written)>();
+        foreach (SimpleNameSyntax name in source.Tree.GetRoot().DescendantNodes(descendIntoTrivia: true).OfType<SimpleNameSyntax>())
         {
-            if (!_declarations.TryGetValue(name, out List<Source>? declaring) || declaring.Any(other => other.Layer == source.Layer))
+            if (DeclaresANamespace(name))
             {
                 continue;
             }
 
-            foreach (Source other in declaring.Where(other => other.Layer is not null).DistinctBy(other => other.Layer))
+            SymbolInfo info = model.GetSymbolInfo(name);
+            foreach (ISymbol bound in info.Symbol is { } symbol ? [symbol] : info.CandidateSymbols)
             {
-                yield return (name, other.Layer!, other.Path);
-            }
-        }
+                ISymbol declared = Declaration(bound);
+                if (LayerOf(declared) is not (Layer layer, string declaredIn) || layer == source.Layer)
+                {
+                    continue;
+                }
 
-        foreach (string name in LayerNamespace().Matches(source.Code).Select(match => match.Groups["name"].Value).Distinct(StringComparer.Ordinal))
-        {
-            if (Layers.FirstOrDefault(layer => layer.Namespaces[0] == $"FastLoad.{name}") is { } owner)
-            {
-                yield return ($"namespace FastLoad.{name}", owner, $"{owner.Folder}/");
+                string display = declared is INamespaceSymbol ? $"namespace {declared.ToDisplayString()}" : declared.ToDisplayString();
+                string written = Written(name);
+                if (seen.Add((display, written)))
+                {
+                    yield return new LayerUse(source.Path, name.GetLocation().GetLineSpan().StartLinePosition.Line + 1, source.Layer!, written, display, layer, declaredIn);
+                }
             }
         }
     }
+
+    /// <summary>
+    /// The layer that declares <paramref name="symbol"/> and the file it is declared in. A namespace belongs to the one
+    /// layer that lists it, unless the platform declares it too; a member only generated code declares, to its type's
+    /// layer; anything else declared outside these sources, or by several layers, to none.
+    /// </summary>
+    private (Layer Layer, string DeclaredIn)? LayerOf(ISymbol symbol)
+    {
+        if (symbol.Locations.Any(location => !location.IsInSource))
+        {
+            return null;
+        }
+
+        if (symbol is INamespaceSymbol space)
+        {
+            string name = space.ToDisplayString();
+            return Layers.Where(layer => layer.Namespaces.Contains(name)).ToArray() is [Layer owner] ? (owner, $"{owner.Folder}/") : null;
+        }
+
+        Source[] declaring = DeclaringSources(symbol);
+        if (declaring.Length == 0)
+        {
+            return symbol.ContainingType is { } type ? LayerOf(type) : null;
+        }
+
+        return declaring.Select(source => source.Layer).Distinct().ToArray() is [Layer layer] ? (layer, declaring[0].Path) : null;
+    }
+
+    /// <summary>The files of these sources that declare <paramref name="symbol"/> (generated files are none of them).</summary>
+    private Source[] DeclaringSources(ISymbol symbol) =>
+        [.. symbol.Locations.Select(location => location.SourceTree is { } tree && _byTree.TryGetValue(tree, out Source? source) ? source : null).OfType<Source>()];
+
+    /// <summary>The declaration a bound symbol stands for: a method's definition, a constructor's type.</summary>
+    private static ISymbol Declaration(ISymbol symbol) => symbol switch
+    {
+        IMethodSymbol { MethodKind: MethodKind.Constructor } constructor => constructor.ContainingType.OriginalDefinition,
+        IMethodSymbol { ReducedFrom: { } extension } => extension.OriginalDefinition,
+        _ => symbol.OriginalDefinition,
+    };
+
+    /// <summary>The name with the qualifiers written before it: <c>global::FastLoad.FileLoader</c> for its last part.</summary>
+    private static string Written(SimpleNameSyntax name)
+    {
+        SyntaxNode written = name;
+        while (written.Parent is QualifiedNameSyntax qualified && qualified.Right == written
+            || written.Parent is AliasQualifiedNameSyntax aliased && aliased.Name == written
+            || written.Parent is MemberAccessExpressionSyntax access && access.Name == written)
+        {
+            written = written.Parent;
+        }
+
+        return written.ToString();
+    }
+
+    /// <summary>Whether <paramref name="name"/> is part of a namespace declaration's name, which declares rather than uses.</summary>
+    private static bool DeclaresANamespace(SimpleNameSyntax name)
+    {
+        SyntaxNode top = name;
+        while (top.Parent is QualifiedNameSyntax)
+        {
+            top = top.Parent;
+        }
+
+        return top.Parent is BaseNamespaceDeclarationSyntax declaration && declaration.Name == top;
+    }
+
+    private static IEnumerable<INamedTypeSymbol> DeclaredTypes(SyntaxTree tree, SemanticModel model) => tree.GetRoot().DescendantNodes()
+        .Where(node => node is BaseTypeDeclarationSyntax or DelegateDeclarationSyntax)
+        .Select(declaration => (INamedTypeSymbol)model.GetDeclaredSymbol(declaration)!);
 
     private static Layer? LayerOf(string path)
     {
@@ -222,190 +345,57 @@ internal sealed partial class SourceLayers
     }
 
     /// <summary>
-    /// The code of a C# file with comments and the contents of string and character literals blanked out; the
-    /// <c>cref</c>s of doc comments are kept, and so is the code inside interpolated strings' holes.
+    /// The files the build compiled into FastLoad.dll besides <paramref name="sources"/> (the SDK's global usings, the
+    /// generators' partial methods and validators): the compiler embeds their text in FastLoad.pdb, as it does for every
+    /// file that source control does not hold.
     /// </summary>
-    internal static string CodeOf(string text)
+    private static IEnumerable<(string Path, SourceText Text)> GeneratedFiles(string[] sources)
     {
-        var code = new StringBuilder(text.Length);
-        int i = 0;
-        CopyCode(text, ref i, code, inHole: false);
-        return code.ToString();
+        string pdb = Path.ChangeExtension(typeof(FileLoader).Assembly.Location, ".pdb");
+        using var provider = MetadataReaderProvider.FromPortablePdbStream(File.OpenRead(pdb));
+        MetadataReader reader = provider.GetMetadataReader();
+        var files = new List<(string, SourceText)>();
+        foreach (DocumentHandle document in reader.Documents)
+        {
+            string path = reader.GetString(reader.GetDocument(document).Name).Replace('\\', '/');
+            if (!sources.Any(source => path.EndsWith("/src/FastLoad/" + source, StringComparison.Ordinal)) && EmbeddedText(reader, document) is { } text)
+            {
+                files.Add((path, text));
+            }
+        }
+
+        return files.Count > 0 ? files : throw new InvalidDataException($"{pdb} embeds no generated file: is it a portable PDB?");
     }
 
-    /// <summary>Copies code from <paramref name="i"/> to the end, or in a hole to the '}' that closes it.</summary>
-    private static void CopyCode(string text, ref int i, StringBuilder code, bool inHole)
+    /// <summary>The text a PDB embeds for <paramref name="document"/>: a length, then the text, deflated when the length is not 0.</summary>
+    private static SourceText? EmbeddedText(MetadataReader reader, DocumentHandle document)
     {
-        int braces = 0;
-        while (i < text.Length)
+        foreach (CustomDebugInformationHandle handle in reader.GetCustomDebugInformation(document))
         {
-            char c = text[i];
-            if (inHole && c == '}' && braces-- == 0)
+            CustomDebugInformation information = reader.GetCustomDebugInformation(handle);
+            if (reader.GetGuid(information.Kind) == EmbeddedSource)
             {
-                return;
-            }
-
-            if (c == '{')
-            {
-                braces++;
-            }
-
-            if (c == '/' && At(text, i + 1) == '/')
-            {
-                int end = text.IndexOf('\n', i) is int newline and >= 0 ? newline : text.Length;
-                if (At(text, i + 2) == '/')
-                {
-                    foreach (Match cref in Cref().Matches(text[i..end]))
-                    {
-                        code.Append(' ').Append(cref.Groups["name"].Value);
-                    }
-                }
-
-                i = end;
-            }
-            else if (c == '/' && At(text, i + 1) == '*')
-            {
-                int end = text.IndexOf("*/", i + 2, StringComparison.Ordinal);
-                i = end < 0 ? text.Length : end + 2;
-                code.Append(' ');
-            }
-            else if (c == '\'')
-            {
-                // 'x', '\'', '\u0041': the quote that ends it is the first one after the character or its escape.
-                i += At(text, i + 1) == '\\' ? 3 : 2;
-                while (i < text.Length && text[i] != '\'')
-                {
-                    i++;
-                }
-
-                i++;
-                code.Append("' '");
-            }
-            else if (StringStart(text, i) is (int quotes, int dollars, bool verbatim, int contentStart))
-            {
-                i = contentStart;
-                SkipString(text, ref i, code, quotes, dollars, verbatim);
-                code.Append("\"\"");
-            }
-            else
-            {
-                code.Append(c);
-                i++;
+                byte[] blob = reader.GetBlobBytes(information.Value);
+                var stored = new MemoryStream(blob, sizeof(int), blob.Length - sizeof(int));
+                using Stream content = BitConverter.ToInt32(blob, 0) == 0 ? stored : new DeflateStream(stored, CompressionMode.Decompress);
+                var text = new MemoryStream();
+                content.CopyTo(text);
+                text.Position = 0;
+                return SourceText.From(text);
             }
         }
+
+        return null;
     }
 
-    /// <summary>Whether a string literal starts at <paramref name="i"/>: its opening quotes, its '$'s, whether verbatim, where its text starts.</summary>
-    private static (int Quotes, int Dollars, bool Verbatim, int ContentStart)? StringStart(string text, int i)
-    {
-        int dollars = 0;
-        bool verbatim = false;
-        int j = i;
-        while (At(text, j) is '$' or '@')
-        {
-            dollars += text[j] == '$' ? 1 : 0;
-            verbatim |= text[j] == '@';
-            j++;
-        }
+    /// <summary>
+    /// The assemblies this test runs with, as the library compiles against them (FastLoad's own and those built on it
+    /// left out, since these sources declare its types).
+    /// </summary>
+    private static IEnumerable<MetadataReference> PlatformReferences() =>
+        ((string)AppContext.GetData("TRUSTED_PLATFORM_ASSEMBLIES")!).Split(Path.PathSeparator)
+            .Where(path => !Path.GetFileName(path).StartsWith("FastLoad", StringComparison.OrdinalIgnoreCase))
+            .Select(path => MetadataReference.CreateFromFile(path));
 
-        if (At(text, j) != '"')
-        {
-            return null;
-        }
-
-        int quotes = 0;
-        while (At(text, j + quotes) == '"')
-        {
-            quotes++;
-        }
-
-        // Two quotes are an empty string, not a raw one's delimiter.
-        return quotes == 2 ? (1, dollars, verbatim, j + 1) : (quotes, dollars, verbatim, j + quotes);
-    }
-
-    /// <summary>Moves <paramref name="i"/> past the string whose text starts there, copying the code of its holes.</summary>
-    private static void SkipString(string text, ref int i, StringBuilder code, int quotes, int dollars, bool verbatim)
-    {
-        while (i < text.Length)
-        {
-            char c = text[i];
-            if (quotes == 1 && !verbatim && c == '\\')
-            {
-                i += 2;
-            }
-            else if (c == '"' && quotes == 1 && verbatim && At(text, i + 1) == '"')
-            {
-                i += 2;
-            }
-            else if (c == '"' && Run(text, i, '"') >= quotes)
-            {
-                i += quotes;
-                return;
-            }
-            else if (c == '{' && dollars > 0)
-            {
-                // A hole opens with as many braces as the string has '$'s (one for "$..."); "{{" in "$..." is a brace.
-                int run = Run(text, i, '{');
-                int opening = quotes >= 3 ? dollars : 1;
-                if (quotes < 3 && run >= 2)
-                {
-                    i += 2;
-                    continue;
-                }
-
-                if (run < opening)
-                {
-                    i += run;
-                    continue;
-                }
-
-                i += run;
-                code.Append(' ');
-                CopyCode(text, ref i, code, inHole: true);
-                code.Append(' ');
-                i += Math.Max(1, Math.Min(opening, Run(text, i, '}')));
-            }
-            else
-            {
-                i++;
-            }
-        }
-    }
-
-    private static char At(string text, int i) => i < text.Length ? text[i] : '\0';
-
-    private static int Run(string text, int i, char c)
-    {
-        int count = 0;
-        while (At(text, i + count) == c)
-        {
-            count++;
-        }
-
-        return count;
-    }
-
-    // A declaration at the start of a line, after attributes and modifiers, as this codebase writes them.
-    private const string DeclarationPattern =
-        @"^[ \t]*(?:\[[^\]\n]*\][ \t]*)*"
-        + @"(?:(?:public|internal|private|protected|static|sealed|abstract|partial|readonly|unsafe|file|ref|new)\s+)*"
-        + @"(?:class|struct|interface|enum|record(?:\s+class|\s+struct)?)\s+(?<name>[A-Za-z_]\w*)";
-
-    [GeneratedRegex(DeclarationPattern, RegexOptions.Multiline)]
-    private static partial Regex TypeDeclaration();
-
-    [GeneratedRegex(@"^namespace\s+(?<name>[\w.]+)", RegexOptions.Multiline)]
-    private static partial Regex NamespaceDeclaration();
-
-    [GeneratedRegex(@"(?<![\w.])[A-Za-z_]\w*")]
-    private static partial Regex Identifier();
-
-    // A layer's namespace, in a using directive or qualifying a name: FastLoad.Engine, or Engine.X from within FastLoad.
-    [GeneratedRegex(@"(?<![\w.])(?:FastLoad\.)?(?<name>FileSystem|Engine|Packing|FileProviders)(?=\s*[.;])")]
-    private static partial Regex LayerNamespace();
-
-    [GeneratedRegex(@"cref=""(?<name>[^""]+)""")]
-    private static partial Regex Cref();
-
-    private sealed record Source(string Path, Layer? Layer, string Code);
+    private sealed record Source(string Path, Layer? Layer, SyntaxTree Tree);
 }

@@ -1,7 +1,7 @@
-using System.Collections.Concurrent;
 using System.Diagnostics.Metrics;
 using FastLoad.Tests.Infrastructure;
 using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Diagnostics.Metrics.Testing;
 
 namespace FastLoad.Tests.Hosting;
 
@@ -17,36 +17,23 @@ public class MetricsTests : TempDirectoryTestBase
             .AddMetrics()
             .AddFastLoad(options => options.ErrorHandling = LoadErrorHandling.Collect)
             .BuildServiceProvider();
+        // Only this provider's meter: other tests record to the process-wide one at the same time.
         var factory = provider.GetRequiredService<IMeterFactory>();
-        var sums = new ConcurrentDictionary<string, double>();
-        var counts = new ConcurrentDictionary<string, int>();
-        using var listener = new MeterListener();
-        listener.InstrumentPublished = (instrument, l) =>
-        {
-            // Only this test's meter: other tests record to the process-wide one at the same time.
-            if (instrument.Meter.Name == FastLoadMetrics.MeterName && ReferenceEquals(instrument.Meter.Scope, factory))
-            {
-                l.EnableMeasurementEvents(instrument);
-            }
-        };
-        listener.SetMeasurementEventCallback<long>((instrument, value, _, _) => Record(instrument.Name, value));
-        listener.SetMeasurementEventCallback<double>((instrument, value, _, _) => Record(instrument.Name, value));
-        listener.Start();
+        using var filesRead = new MetricCollector<long>(factory, FastLoadMetrics.MeterName, FastLoadMetrics.FilesRead);
+        using var bytesRead = new MetricCollector<long>(factory, FastLoadMetrics.MeterName, FastLoadMetrics.BytesRead);
+        using var readDuration = new MetricCollector<double>(factory, FastLoadMetrics.MeterName, FastLoadMetrics.ReadDuration);
+        using var readsActive = new MetricCollector<long>(factory, FastLoadMetrics.MeterName, FastLoadMetrics.ReadsActive);
+        using var parallelism = new MetricCollector<long>(factory, FastLoadMetrics.MeterName, FastLoadMetrics.Parallelism);
 
         await provider.GetRequiredService<FileLoader>().LoadAsync(FileSet.FromPaths([.. paths, missing]), (_, _) => ValueTask.CompletedTask);
 
-        Assert.Equal(20, sums[FastLoadMetrics.FilesRead]);
-        Assert.Equal(sizes.Sum(), sums[FastLoadMetrics.BytesRead]);
-        Assert.Equal(20, counts[FastLoadMetrics.ReadDuration]);
-        Assert.Equal(0, sums[FastLoadMetrics.ReadsActive]);
-        Assert.Equal(0, sums.GetValueOrDefault(FastLoadMetrics.Parallelism));
-        Assert.True(counts[FastLoadMetrics.Parallelism] >= 2); // Raised at the start, lowered at the end.
-
-        void Record(string name, double value)
-        {
-            sums.AddOrUpdate(name, value, (_, sum) => sum + value);
-            counts.AddOrUpdate(name, 1, (_, count) => count + 1);
-        }
+        Assert.Equal(20, filesRead.GetMeasurementSnapshot().EvaluateAsCounter());
+        Assert.Equal(sizes.Sum(), bytesRead.GetMeasurementSnapshot().EvaluateAsCounter());
+        Assert.Equal(20, readDuration.GetMeasurementSnapshot().Count);
+        Assert.NotEmpty(readsActive.GetMeasurementSnapshot());
+        Assert.Equal(0, readsActive.GetMeasurementSnapshot().EvaluateAsCounter());
+        Assert.Equal(0, parallelism.GetMeasurementSnapshot().EvaluateAsCounter());
+        Assert.True(parallelism.GetMeasurementSnapshot().Count >= 2); // Raised at the start, lowered at the end.
     }
 
     [LinuxTheory] // The FIFO cases: Native.CreateFifo is Linux's mkfifo.
@@ -83,22 +70,13 @@ public class MetricsTests : TempDirectoryTestBase
             })
             .BuildServiceProvider();
         var factory = provider.GetRequiredService<IMeterFactory>();
-        var sums = new ConcurrentDictionary<string, double>();
-        using var listener = new MeterListener();
-        listener.InstrumentPublished = (instrument, l) =>
-        {
-            if (instrument.Meter.Name == FastLoadMetrics.MeterName && ReferenceEquals(instrument.Meter.Scope, factory))
-            {
-                l.EnableMeasurementEvents(instrument);
-            }
-        };
-        listener.SetMeasurementEventCallback<long>((instrument, value, _, _) => sums.AddOrUpdate(instrument.Name, value, (_, sum) => sum + value));
-        listener.Start();
+        using var filesFailed = new MetricCollector<long>(factory, FastLoadMetrics.MeterName, FastLoadMetrics.FilesFailed);
+        using var filesRead = new MetricCollector<long>(factory, FastLoadMetrics.MeterName, FastLoadMetrics.FilesRead);
 
         LoadSummary summary = await provider.GetRequiredService<FileLoader>().LoadAsync(FileSet.FromPaths(paths), (_, _) => ValueTask.CompletedTask);
 
         Assert.Equal(bad, Assert.Single(summary.Failures).Path);
-        Assert.Equal(1, sums.GetValueOrDefault(FastLoadMetrics.FilesFailed));
-        Assert.Equal(8, sums.GetValueOrDefault(FastLoadMetrics.FilesRead));
+        Assert.Equal(1, filesFailed.GetMeasurementSnapshot().EvaluateAsCounter());
+        Assert.Equal(8, filesRead.GetMeasurementSnapshot().EvaluateAsCounter());
     }
 }

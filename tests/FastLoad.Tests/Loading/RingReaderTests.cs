@@ -72,8 +72,9 @@ public class RingReaderTests : TempDirectoryTestBase
     public async Task Load_RingRefused_ReadsOnThreadsAndSaysWhy()
     {
         List<string> paths = [.. Enumerable.Range(0, 40).Select(i => WriteFile($"f{i:D2}.bin", 3000, seed: i))];
-        var log = new ListLoggerFactory();
-        var loader = new FileLoader(new FileLoaderOptions { Ordering = LoadOrdering.Input }, new LoadTestHooks { SimulateRingRefusal = true }, log);
+        var logs = new FakeLogCollector();
+        using var loggerFactory = new LoggerFactory([new FakeLoggerProvider(logs)]);
+        var loader = new FileLoader(new FileLoaderOptions { Ordering = LoadOrdering.Input }, new LoadTestHooks { SimulateRingRefusal = true }, loggerFactory);
         int next = 0;
 
         LoadSummary summary = await loader.LoadAsync(FileSet.FromPaths(paths), (file, _) =>
@@ -84,7 +85,7 @@ public class RingReaderTests : TempDirectoryTestBase
 
         Assert.Equal(40, summary.FileCount);
         Assert.Equal(10, summary.InitialDegreeOfParallelism); // Reader threads: one per four files.
-        Assert.Contains(log.Entries, entry => entry.Id.Id == FastLoadEventId.IoUringUnavailable && entry.Message.Contains("refused for a test", StringComparison.Ordinal));
+        Assert.Contains(logs.GetSnapshot(), entry => entry.Id.Id == FastLoadEventId.IoUringUnavailable && entry.Message.Contains("refused for a test", StringComparison.Ordinal));
     }
 
     [IoUringFact]

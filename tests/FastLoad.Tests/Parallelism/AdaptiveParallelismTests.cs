@@ -79,17 +79,9 @@ public class AdaptiveParallelismTests : TempDirectoryTestBase
         // The first reader attaches the controller once it has described the storage (then the load is logged as
         // starting); the others read meanwhile. On a busy machine they could read most of the set before that, leaving
         // the controller too few windows for a trial, so reads wait for it here.
-        using var controllerAttached = new ManualResetEventSlim();
-        var logging = new ListLoggerFactory
-        {
-            OnLog = id =>
-            {
-                if (id.Id == FastLoadEventId.LoadStarting)
-                {
-                    controllerAttached.Set();
-                }
-            },
-        };
+        var logs = new FakeLogCollector();
+        using var loggerFactory = new LoggerFactory([new FakeLoggerProvider(logs)]);
+        Task controllerAttached = LoggedAsync(FastLoadEventId.LoadStarting);
         var time = new FakeTimeProvider();
         var pool = new CountingPool
         {
@@ -100,7 +92,7 @@ public class AdaptiveParallelismTests : TempDirectoryTestBase
             },
         };
         var options = new FileLoaderOptions { Storage = StorageKind.SolidState, BufferPool = pool, Scheduling = IoScheduling.DedicatedThreads };
-        var loader = new FileLoader(options, logging, timeProvider: time);
+        var loader = new FileLoader(options, loggerFactory, timeProvider: time);
         long bytes = 0;
 
         LoadSummary summary = await loader.LoadAsync(
@@ -117,6 +109,18 @@ public class AdaptiveParallelismTests : TempDirectoryTestBase
         Assert.Equal(64, summary.InitialDegreeOfParallelism);
         Assert.True(summary.ParallelismHistory.Count > 1, $"history: {string.Join(", ", summary.ParallelismHistory)}");
         pool.AssertAllReturned();
+
+        // Subscribed before the load starts, so no record can pass unseen.
+        async Task LoggedAsync(int eventId)
+        {
+            await foreach (FakeLogRecord record in logs.GetLogsAsync())
+            {
+                if (record.Id.Id == eventId)
+                {
+                    return;
+                }
+            }
+        }
     }
 
     [Fact]

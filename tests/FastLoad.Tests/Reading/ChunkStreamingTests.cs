@@ -170,14 +170,15 @@ public class ChunkStreamingTests : TempDirectoryTestBase
         byte[] expected = Contents(size, seed: size);
         string path = WriteFile("large.bin", expected);
         PageCache.Evict(path);
-        var logging = new ListLoggerFactory();
-        var loader = new FileLoader(new FileLoaderOptions { Buffering = FileBuffering.Unbuffered, MemoryBudget = 8 * ChunkSize }, logging);
+        var logs = new FakeLogCollector();
+        using var loggerFactory = new LoggerFactory([new FakeLoggerProvider(logs)]);
+        var loader = new FileLoader(new FileLoaderOptions { Buffering = FileBuffering.Unbuffered, MemoryBudget = 8 * ChunkSize }, loggerFactory);
 
         byte[] received = await ReceiveAsync(loader, path);
 
         Assert.Equal(expected, received);
         Assert.Equal(0, PageCache.GetResidentBytes(path));
-        Assert.DoesNotContain(logging.Entries, e => e.Id.Id == FastLoadEventId.UnbufferedFallback);
+        Assert.DoesNotContain(logs.GetSnapshot(), e => e.Id.Id == FastLoadEventId.UnbufferedFallback);
     }
 
     [Fact]
@@ -185,14 +186,15 @@ public class ChunkStreamingTests : TempDirectoryTestBase
     {
         byte[] expected = Contents(UnbufferedSize + 123, seed: 3);
         string path = WriteFile("large.bin", expected);
-        var logging = new ListLoggerFactory();
+        var logs = new FakeLogCollector();
+        using var loggerFactory = new LoggerFactory([new FakeLoggerProvider(logs)]);
         var options = new FileLoaderOptions { Buffering = FileBuffering.Unbuffered };
         var hooks = new LoadTestHooks { SimulateUnbufferedRefusal = true };
 
-        byte[] received = await ReceiveAsync(new FileLoader(options, hooks, logging), path);
+        byte[] received = await ReceiveAsync(new FileLoader(options, hooks, loggerFactory), path);
 
         Assert.Equal(expected, received);
-        var fallback = Assert.Single(logging.Entries, e => e.Id.Id == FastLoadEventId.UnbufferedFallback);
+        var fallback = Assert.Single(logs.GetSnapshot(), e => e.Id.Id == FastLoadEventId.UnbufferedFallback);
         Assert.Contains(path, fallback.Message);
     }
 

@@ -74,14 +74,15 @@ public class LargeFileTests : TempDirectoryTestBase
         // tmpfs refused O_DIRECT before Linux 6.6 and accepts it since, so the refusal is simulated.
         var expected = Enumerable.Range(0, 3).Select(i => Contents(Threshold + i, seed: i)).ToList();
         var paths = expected.Select((bytes, i) => WriteFile($"f{i}.bin", bytes)).ToList();
-        var logging = new ListLoggerFactory();
+        var logs = new FakeLogCollector();
+        using var loggerFactory = new LoggerFactory([new FakeLoggerProvider(logs)]);
         var options = new FileLoaderOptions { Buffering = FileBuffering.Unbuffered, Ordering = LoadOrdering.Input };
         var hooks = new LoadTestHooks { SimulateUnbufferedRefusal = true };
 
-        var results = await Loads.CollectAsync(new FileLoader(options, hooks, logging), FileSet.FromPaths(paths));
+        var results = await Loads.CollectAsync(new FileLoader(options, hooks, loggerFactory), FileSet.FromPaths(paths));
 
         Assert.Equal(expected, results.Select(r => r.Data));
-        var fallback = Assert.Single(logging.Entries, e => e.Id.Id == FastLoadEventId.UnbufferedFallback);
+        var fallback = Assert.Single(logs.GetSnapshot(), e => e.Id.Id == FastLoadEventId.UnbufferedFallback);
         Assert.Contains(Root, fallback.Message);
     }
 

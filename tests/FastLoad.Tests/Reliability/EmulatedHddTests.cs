@@ -49,8 +49,9 @@ public sealed class EmulatedHddTests(EmulatedHddTests.Hdd hdd) : IClassFixture<E
         // In this process the reads are not throttled, so with detection the reader threads could take every file
         // before the first of them has described the device; the kind is given instead (the child loads above check
         // that detection says rotational). The lane reads the real device's extents.
-        using var logs = new ListLoggerFactory();
-        var loader = new FileLoader(new FileLoaderOptions { Storage = StorageKind.Rotational, ErrorHandling = LoadErrorHandling.Collect }, logs);
+        var logs = new FakeLogCollector();
+        using var loggerFactory = new LoggerFactory([new FakeLoggerProvider(logs)]);
+        var loader = new FileLoader(new FileLoaderOptions { Storage = StorageKind.Rotational, ErrorHandling = LoadErrorHandling.Collect }, loggerFactory);
         var seen = new Dictionary<string, byte[]>();
 
         LoadSummary summary = await loader.LoadAsync(
@@ -68,7 +69,7 @@ public sealed class EmulatedHddTests(EmulatedHddTests.Hdd hdd) : IClassFixture<E
             Assert.Equal(Hdd.Contents(int.Parse(Path.GetFileNameWithoutExtension(path)[1..])), contents);
         }
 
-        Assert.Contains(logs.Entries, entry => entry.Message.Contains("as Rotational", StringComparison.Ordinal) && entry.Message.EndsWith("physical order True)", StringComparison.Ordinal));
+        Assert.Contains(logs.GetSnapshot(), entry => entry.Message.Contains("as Rotational", StringComparison.Ordinal) && entry.Message.EndsWith("physical order True)", StringComparison.Ordinal));
     }
 
     /// <summary>An emulated hard disk with a set of small files and a pack of them, made once for the class.</summary>
