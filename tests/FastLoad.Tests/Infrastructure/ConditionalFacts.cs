@@ -149,3 +149,21 @@ public sealed class IoUringTheoryAttribute : TheoryAttribute
         Skip = IoUringAvailability.Refusal;
     }
 }
+
+/// <summary>
+/// A fact for where the kernel refuses io_uring, as a container's seccomp profile does (.ci/run runs the loader's
+/// tests under tools/no-io-uring for that). It also runs where FASTLOAD_TESTS_IO_URING_REFUSED=1 says the kernel must
+/// refuse it, so that a wrapper that stopped refusing fails the run rather than skips these.
+/// </summary>
+public sealed class IoUringRefusedFactAttribute : FactAttribute
+{
+    public const string Variable = "FASTLOAD_TESTS_IO_URING_REFUSED";
+
+    public IoUringRefusedFactAttribute()
+    {
+        if (IoUringAvailability.Refusal is null && Environment.GetEnvironmentVariable(Variable) != "1")
+        {
+            Skip = $"The kernel offers io_uring here; .ci/run runs this under tools/no-io-uring, which refuses it ({Variable}=1).";
+        }
+    }
+}

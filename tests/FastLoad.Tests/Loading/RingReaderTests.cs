@@ -88,6 +88,21 @@ public class RingReaderTests : TempDirectoryTestBase
         Assert.Contains(logs.GetSnapshot(), entry => entry.Id.Id == FastLoadEventId.IoUringUnavailable && entry.Message.Contains("refused for a test", StringComparison.Ordinal));
     }
 
+    [IoUringRefusedFact]
+    public async Task Load_WhereTheKernelRefusesIoUring_ReadsOnThreadsAndSaysWhy()
+    {
+        Assert.NotNull(IoUringAvailability.Refusal);
+        List<string> paths = [.. Enumerable.Range(0, 300).Select(i => WriteFile($"d{i % 3}/f{i:D3}.bin", 1000 + (i * 997 % 60_000), seed: i))];
+        var logs = new FakeLogCollector();
+        using var loggerFactory = new LoggerFactory([new FakeLoggerProvider(logs)]);
+
+        var loaded = await Loads.CollectAsync(new FileLoader(new FileLoaderOptions(), loggerFactory), FileSet.FromPaths(paths));
+
+        Assert.Equal(300, loaded.Count);
+        Assert.All(loaded, file => Assert.Equal(Contents(1000 + (file.Index * 997 % 60_000), file.Index), file.Data));
+        Assert.Contains(logs.GetSnapshot(), entry => entry.Id.Id == FastLoadEventId.IoUringUnavailable && entry.Message.Contains("io_uring_setup", StringComparison.Ordinal));
+    }
+
     [IoUringFact]
     public async Task Load_ThroughTheRing_PseudoFilesKeepTheirWholeContent()
     {

@@ -27,8 +27,10 @@ public sealed class EmulatedHddTests(EmulatedHddTests.Hdd hdd) : IClassFixture<E
     }
 
     [SkippableFact]
-    public async Task Load_Pack_AtLeastTwentyTimesFasterThanTheLooseFilesAndTheSameBytes()
+    public async Task Load_Pack_GivesTheLooseFilesBytes()
     {
+        // How much faster the pack loads on this device is a benchmark (docs/reliability.md), not an assertion: a
+        // shared machine moves it by a factor.
         Skip.If(hdd.SkipReason is not null, hdd.SkipReason);
 
         JsonElement loose = await hdd.LoadAsync(hdd.Files);
@@ -37,8 +39,6 @@ public sealed class EmulatedHddTests(EmulatedHddTests.Hdd hdd) : IClassFixture<E
         Assert.Equal(Hdd.FileCount, pack.GetProperty("files").GetInt32());
         Assert.Equal(hdd.Checksum, pack.GetProperty("checksum").GetString());
         Assert.Equal(loose.GetProperty("checksum").GetString(), pack.GetProperty("checksum").GetString());
-        double speedup = loose.GetProperty("seconds").GetDouble() / pack.GetProperty("seconds").GetDouble();
-        Assert.True(speedup >= 20, $"the pack loaded {speedup:F1}x as fast as the loose files ({loose.GetProperty("seconds")} s against {pack.GetProperty("seconds")} s)");
     }
 
     [SkippableFact]
