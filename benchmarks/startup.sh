@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Start-up, as an application meets it: the first load in a new process, cold, for sets of 1, 10, 100, 1,000 and
-# 10,000 files (1-64 KiB, log-uniform). Each measurement is a new process (`fastload bench` starts one per method
-# per round) that times its first load and then a later one; the loop, Parallel.ForEachAsync, FastLoad, raw libc
-# threads through P/Invoke and, when a C compiler is present, the native reader of benchmarks/native run side by
-# side in every round. About 4 minutes on the project VM (2 cores) with the default 7 rounds.
+# Start-up, as an application meets it: the first load in a new process, cold and warm, for sets of 1, 10, 100,
+# 1,000 and 10,000 files (1-64 KiB, log-uniform). Each measurement is a new process (`fastload bench` starts one per
+# method per cache state per round) that times its first load and then a later one; cold, every file is evicted from
+# the page cache before each load (a reboot, a new node); warm, the files stay cached (most restarts). The loop,
+# Parallel.ForEachAsync, FastLoad, raw libc threads through P/Invoke and, when a C compiler is present, the native
+# reader of benchmarks/native (64 threads, the device's limit cold; one thread per core, the machine's limit warm) run
+# side by side in every round. About 8 minutes on the project VM (2 cores) with the default 7 rounds.
 #
-# Output: benchmarks/results/startup/<files>.md (the tool's table), gitignored. `fastload bench --json` gives the
-# same medians as JSON.
+# Output: benchmarks/results/startup/<deployment>-<files>.md (the tool's table), gitignored. `fastload bench --json`
+# gives the same medians as JSON.
 # Settings (environment): FASTLOAD_STARTUP_DATA (data folder, default /tmp/fastload-startup), FASTLOAD_STARTUP_ROUNDS
 # (default 7), FASTLOAD_STARTUP_SETS (default "1 10 100 1000 10000"), FASTLOAD_STARTUP_DEPLOYMENTS (default
 # "il build r2r aot": the tool under the JIT with FastLoad.dll as IL, the same as a Release build makes it (FastLoad.dll

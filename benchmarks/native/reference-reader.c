@@ -1,8 +1,9 @@
 // The device's limit for loading many files: N threads, each taking the next path and doing
 // open / fstat / pread (looped) / close into a buffer of its own, as a native program would.
-// Usage: reference-reader <threads> <list-file>   (one path per line)
-// Loads the list twice, evicting it from the page cache in between (the caller evicts it before the first), and
-// prints "<first seconds> <later seconds> <bytes>": the protocol of `fastload bench --native-reader`.
+// Usage: reference-reader <threads> <list-file> [warm]   (one path per line)
+// Loads the list twice, evicting it from the page cache in between (the caller evicts it before the first) or, with
+// "warm", keeping it cached, and prints "<first seconds> <later seconds> <bytes>": the protocol of
+// `fastload bench --native-reader`.
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
@@ -67,7 +68,11 @@ static void evict(void) {
 }
 
 int main(int argc, char** argv) {
-  if (argc != 3) { fprintf(stderr, "usage: %s <threads> <list-file>\n", argv[0]); return 2; }
+  if (argc != 3 && !(argc == 4 && strcmp(argv[3], "warm") == 0)) {
+    fprintf(stderr, "usage: %s <threads> <list-file> [warm]\n", argv[0]);
+    return 2;
+  }
+  int warm = argc == 4;
   int threads = atoi(argv[1]);
   FILE* list = fopen(argv[2], "r");
   if (!list || threads < 1) { fprintf(stderr, "cannot read %s\n", argv[2]); return 2; }
@@ -84,7 +89,7 @@ int main(int argc, char** argv) {
 
   double first = run(threads);
   long bytes = atomic_load(&total_bytes);
-  evict();
+  if (!warm) evict();
   atomic_store(&next_index, 0);
   atomic_store(&total_bytes, 0);
   double later = run(threads);

@@ -15,16 +15,19 @@ internal static class BenchCommand
         var pattern = new Option<string>("--pattern") { Description = "File name pattern (* and ?).", DefaultValueFactory = _ => "*" };
         var rounds = new Option<int>("--rounds")
         {
-            Description = "Rounds; each runs every method once, cold. Medians are reported.",
+            Description = "Rounds; each runs every method once cold and once warm. Medians are reported.",
             DefaultValueFactory = _ => 3,
         };
         var limit = new Option<int>("--limit") { Description = "Most files to load.", DefaultValueFactory = _ => 100_000 };
         var json = new Option<bool>("--json") { Description = "Print the medians as one JSON object (progress goes to stderr)." };
-        var nativeReader = new Option<string?>("--native-reader") { Description = "Also measure this build of benchmarks/native/reference-reader.c." };
+        var nativeReader = new Option<string?>("--native-reader")
+        {
+            Description = "Also measure this build of benchmarks/native/reference-reader.c, with 64 threads and with one per core.",
+        };
         var command = new Command(
             "bench",
-            "Load your files cold, each time in a new process, with sequential File.ReadAllBytes, Parallel.ForEachAsync, "
-                + "FastLoad and raw libc threads, and compare.")
+            "Load your files cold and warm, each time in a new process, with sequential File.ReadAllBytes, "
+                + "Parallel.ForEachAsync, FastLoad and raw libc threads, and compare.")
         {
             path, pattern, rounds, limit, json, nativeReader,
         };
@@ -63,12 +66,14 @@ internal static class BenchCommand
     {
         var method = new Argument<string>("method");
         var list = new Argument<string>("list") { Description = "A file with one path per line." };
+        var warm = new Option<bool>(Comparison.WarmOption) { Description = "Keep the files cached between the two loads (default: evict them)." };
         var command = new Command(Comparison.ChildCommand, "Load the listed files with one method, first and later load, and print the seconds and bytes.")
         {
-            method, list,
+            method, list, warm,
         };
         command.Hidden = true;
-        command.SetAction((parse, cancellationToken) => Comparison.RunChildAsync(parse.GetValue(method)!, parse.GetValue(list)!, cancellationToken));
+        command.SetAction((parse, cancellationToken) =>
+            Comparison.RunChildAsync(parse.GetValue(method)!, parse.GetValue(list)!, parse.GetValue(warm), cancellationToken));
         return command;
     }
 }

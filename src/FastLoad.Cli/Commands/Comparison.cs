@@ -6,37 +6,47 @@ using FastLoad.Shared;
 namespace FastLoad.Cli.Commands;
 
 /// <summary>
-/// Loads the same files cold with each method, side by side in rounds, each measurement in a new process of its own:
-/// what start-up code pays is the first load in a fresh process, which a warm process hides. The child times that
-/// first load, then a later one in the same process (cold again). Every method must read the same bytes; medians and
-/// ratios to the first method are printed.
+/// Loads the same files with each method, side by side in rounds, each measurement in a new process of its own: what
+/// start-up code pays is the first load in a fresh process, which a warm process hides. Every method is measured twice
+/// a round: cold (each file evicted from the page cache first: a reboot, a new node) and then warm (the files cached,
+/// as most restarts find them). The child times that first load, then a later one in the same process, cold again or
+/// warm again. Every method must read the same bytes; medians and ratios to the first method are printed.
 /// </summary>
 internal static class Comparison
 {
     /// <summary>The hidden command a comparison starts its children with.</summary>
     public const string ChildCommand = "measure-child";
 
-    private const string NativeKey = "native";
+    /// <summary>The child's option that keeps the files cached between its two loads.</summary>
+    public const string WarmOption = "--warm";
 
-    /// <param name="nativeReader">benchmarks/native/reference-reader, built; measured as one more method when given.</param>
+    private const string NativeKey = "native";
+    private const string NativePerCoreKey = "native-cores";
+
+    /// <param name="nativeReader">
+    /// benchmarks/native/reference-reader, built; measured as two more methods when given: with 64 threads (the
+    /// device's limit cold) and with one thread per core (the machine's limit warm).
+    /// </param>
     public static async Task<int> RunAsync(
         IReadOnlyList<string> paths, IReadOnlyList<LoadMethod> loadMethods, int rounds, bool json, string? nativeReader, CancellationToken cancellationToken)
     {
-        List<Contender> methods = [.. loadMethods.Select(method => new Contender(method.Key, method.Name, list => Self(ChildCommand, method.Key, list)))];
+        List<Contender> methods = [.. loadMethods.Select(method => new Contender(
+            method.Key, method.Name, (list, warm) => Self([ChildCommand, method.Key, list, .. warm ? [WarmOption] : Array.Empty<string>()])))];
         if (nativeReader is not null)
         {
-            methods.Add(new Contender(
-                NativeKey,
-                $"Native reader (C, {ReferenceReader.DefaultThreads} threads)",
-                list => Start(Path.GetFullPath(nativeReader), $"{ReferenceReader.DefaultThreads}", list)));
+            string reader = Path.GetFullPath(nativeReader);
+            foreach ((string key, int threads) in new[] { (NativeKey, ReferenceReader.DefaultThreads), (NativePerCoreKey, Environment.ProcessorCount) })
+            {
+                methods.Add(new Contender(key, $"Native reader (C, {threads} threads)", (list, warm) => Start(reader, [$"{threads}", list, .. warm ? ["warm"] : Array.Empty<string>()])));
+            }
         }
 
         long expectedBytes = paths.Sum(path => new FileInfo(path).Length);
         TextWriter report = json ? Console.Error : Console.Out;
         report.WriteLine(PageCache.IsEvictionSupported
-            ? "Cache: cold; every measurement starts with each file fsync'ed and evicted (posix_fadvise DONTNEED)."
-            : "Cache: WARM; this OS cannot evict files from the page cache, so the numbers measure memory copies.");
-        report.WriteLine($"Process: a new one per measurement; it times its first load, then a later load (cold again).");
+            ? "Cache: cold, each file fsync'ed and evicted (posix_fadvise DONTNEED) before the measurement; then warm, the files cached."
+            : "Cache: WARM only; this OS cannot evict files from the page cache, so both columns measure cached files.");
+        report.WriteLine("Process: a new one per measurement; it times its first load, then a later load (cold again, or warm again).");
         report.WriteLine($"Machine: {Environment.ProcessorCount} cores, {Environment.OSVersion}, .NET {Environment.Version}");
         report.WriteLine();
 
@@ -44,32 +54,38 @@ internal static class Comparison
         await File.WriteAllLinesAsync(list, paths, cancellationToken);
         try
         {
-            var first = methods.ToDictionary(method => method.Key, _ => new List<double>());
-            var later = methods.ToDictionary(method => method.Key, _ => new List<double>());
+            var times = methods.ToDictionary(method => method.Key, _ => new Timings());
             for (int round = 1; round <= rounds; round++)
             {
                 foreach (Contender method in methods)
                 {
-                    SyntheticFileSet.Evict(paths);
-                    if (await MeasureInChildAsync(method, list, cancellationToken) is not { } measured)
+                    foreach (bool warm in (bool[])[false, true])
                     {
-                        return ExitCodes.SomeFailed;
-                    }
+                        if (!warm)
+                        {
+                            SyntheticFileSet.Evict(paths);
+                        }
 
-                    if (measured.Bytes != expectedBytes)
-                    {
-                        Console.Error.WriteLine($"fastload: {method.Name} read {measured.Bytes:N0} bytes, expected {expectedBytes:N0}; did the files change?");
-                        return ExitCodes.SomeFailed;
-                    }
+                        if (await MeasureInChildAsync(method, list, warm, cancellationToken) is not { } measured)
+                        {
+                            return ExitCodes.SomeFailed;
+                        }
 
-                    first[method.Key].Add(measured.FirstSeconds);
-                    later[method.Key].Add(measured.LaterSeconds);
+                        if (measured.Bytes != expectedBytes)
+                        {
+                            Console.Error.WriteLine($"fastload: {method.Name} read {measured.Bytes:N0} bytes, expected {expectedBytes:N0}; did the files change?");
+                            return ExitCodes.SomeFailed;
+                        }
+
+                        times[method.Key].Add(warm, measured);
+                    }
                 }
 
-                report.WriteLine($"round {round}/{rounds}, first load: " + string.Join(", ", methods.Select(m => $"{m.Key} {first[m.Key][^1] * 1000:F1} ms")));
+                report.WriteLine($"round {round}/{rounds}, first load cold / warm: "
+                    + string.Join(", ", methods.Select(m => $"{m.Key} {times[m.Key].Cold.First[^1] * 1000:F1} / {times[m.Key].Warm.First[^1] * 1000:F1} ms")));
             }
 
-            var rows = methods.Select(m => new Row(m.Key, m.Name, Median(first[m.Key]), Median(later[m.Key]), first[m.Key].Min(), first[m.Key].Max())).ToList();
+            List<Row> rows = [.. methods.Select(m => times[m.Key].Row(m.Key, m.Name))];
             if (json)
             {
                 Console.WriteLine(JsonSerializer.Serialize(new Summary(paths.Count, expectedBytes, rounds, rows), ComparisonJson.Default.Summary));
@@ -88,7 +104,11 @@ internal static class Comparison
     }
 
     /// <summary><c>measure-child</c>: in a process of its own, loads the listed files with one method, twice.</summary>
-    public static async Task<int> RunChildAsync(string key, string list, CancellationToken cancellationToken)
+    /// <param name="key">The method.</param>
+    /// <param name="list">A file with one path per line.</param>
+    /// <param name="warm">Keep the files cached between the two loads; otherwise evict them (the parent evicts before the first).</param>
+    /// <param name="cancellationToken">Stops the loads.</param>
+    public static async Task<int> RunChildAsync(string key, string list, bool warm, CancellationToken cancellationToken)
     {
         if (LoadMethods.Find(key) is not { } method)
         {
@@ -101,7 +121,11 @@ internal static class Comparison
         long bytes = await method.Run(paths, cancellationToken);
         double first = Stopwatch.GetElapsedTime(start).TotalSeconds;
 
-        SyntheticFileSet.Evict(paths);
+        if (!warm)
+        {
+            SyntheticFileSet.Evict(paths);
+        }
+
         start = Stopwatch.GetTimestamp();
         long laterBytes = await method.Run(paths, cancellationToken);
         double later = Stopwatch.GetElapsedTime(start).TotalSeconds;
@@ -116,7 +140,7 @@ internal static class Comparison
     }
 
     /// <summary>This tool again, with <paramref name="arguments"/>.</summary>
-    private static ProcessStartInfo Self(params string[] arguments)
+    private static ProcessStartInfo Self(string[] arguments)
     {
         // Started as "dotnet fastload.dll": the child needs the assembly too.
         string entry = Environment.GetCommandLineArgs()[0];
@@ -125,7 +149,7 @@ internal static class Comparison
             : Start(Environment.ProcessPath!, arguments);
     }
 
-    private static ProcessStartInfo Start(string program, params string[] arguments)
+    private static ProcessStartInfo Start(string program, string[] arguments)
     {
         var start = new ProcessStartInfo(program) { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
         foreach (string argument in arguments)
@@ -137,12 +161,12 @@ internal static class Comparison
     }
 
     /// <summary>Runs one measurement; the child prints "first-seconds later-seconds bytes".</summary>
-    private static async Task<Measured?> MeasureInChildAsync(Contender method, string list, CancellationToken cancellationToken)
+    private static async Task<Measured?> MeasureInChildAsync(Contender method, string list, bool warm, CancellationToken cancellationToken)
     {
         Process child;
         try
         {
-            child = Process.Start(method.Child(list))!;
+            child = Process.Start(method.Child(list, warm))!;
         }
         catch (System.ComponentModel.Win32Exception ex)
         {
@@ -169,25 +193,40 @@ internal static class Comparison
 
     private static void PrintTable(List<Row> rows, int files, long bytes, int rounds)
     {
-        double baseline = rows[0].FirstSeconds;
-        // The native reader, where measured, is the device's limit; the P/Invoke threads stand in for it otherwise.
-        Row? reference = rows.Find(row => row.Key == NativeKey) ?? rows.Find(row => row.Key == LoadMethods.Reference.Key);
+        Row baseline = rows[0];
         Console.WriteLine();
-        Console.WriteLine($"Medians of {rounds} cold rounds, {files:N0} files, {bytes / 1e6:N1} MB; each load in a new process:");
+        Console.WriteLine($"Medians of {rounds} rounds, {files:N0} files, {bytes / 1e6:N1} MB; each load in a new process:");
         Console.WriteLine();
-        Console.WriteLine($"| {"Method",-52} | {"first load",10} | {"files/s",9} | {"vs first",8} | {"later load, files/s",19} | {"vs reference",12} |");
+        Console.WriteLine($"| {"Method",-52} | {"cold first load",15} | {"vs first",8} | {"warm first load",15} | {"vs first",8} | {"later, cold",11} | {"later, warm",11} |");
         Console.WriteLine(
-            $"|{new string('-', 54)}|{new string('-', 11)}:|{new string('-', 10)}:|{new string('-', 9)}:|{new string('-', 20)}:|{new string('-', 13)}:|");
+            $"|{new string('-', 54)}|{new string('-', 16)}:|{new string('-', 9)}:|{new string('-', 16)}:|{new string('-', 9)}:|{new string('-', 12)}:|{new string('-', 12)}:|");
         foreach (Row row in rows)
         {
-            string versusReference = reference is null ? "" : $"{reference.LaterSeconds / row.LaterSeconds:F2}x";
             Console.WriteLine(
-                $"| {row.Name,-52} | {row.FirstSeconds * 1000,7:F1} ms | {files / row.FirstSeconds,9:N0} | "
-                + $"{baseline / row.FirstSeconds,7:F2}x | {files / row.LaterSeconds,19:N0} | {versusReference,12} |");
+                $"| {row.Name,-52} | {row.FirstSeconds * 1000,12:F1} ms | {baseline.FirstSeconds / row.FirstSeconds,7:F2}x | "
+                + $"{row.WarmFirstSeconds * 1000,12:F1} ms | {baseline.WarmFirstSeconds / row.WarmFirstSeconds,7:F2}x | "
+                + $"{row.LaterSeconds * 1000,8:F1} ms | {row.WarmLaterSeconds * 1000,8:F1} ms |");
         }
 
         Console.WriteLine();
-        Console.WriteLine("first load: the first call in a new process, as start-up code makes it; later load: the next one in that process.");
+        Console.WriteLine("first load: the first call in a new process, as start-up code makes it; later: the next one in that process.");
+
+        // The device's limit cold is the native reader with 64 threads (or the P/Invoke threads where it is not built);
+        // the machine's limit warm is the native reader with a thread per core.
+        Row? fastLoad = rows.Find(row => row.Key == LoadMethods.FastLoadAutomatic.Key);
+        Row? cold = rows.Find(row => row.Key == NativeKey) ?? rows.Find(row => row.Key == LoadMethods.Reference.Key);
+        Row? warm = rows.Find(row => row.Key == NativePerCoreKey);
+        if (fastLoad is not null && cold is not null)
+        {
+            Console.WriteLine(
+                $"FastLoad against {cold.Name}: cold first load {cold.FirstSeconds / fastLoad.FirstSeconds:F2}x, later {cold.LaterSeconds / fastLoad.LaterSeconds:F2}x.");
+        }
+
+        if (fastLoad is not null && warm is not null)
+        {
+            Console.WriteLine(
+                $"FastLoad against {warm.Name}: warm first load {warm.WarmFirstSeconds / fastLoad.WarmFirstSeconds:F2}x, later {warm.WarmLaterSeconds / fastLoad.WarmLaterSeconds:F2}x.");
+        }
     }
 
     /// <summary>
@@ -216,12 +255,57 @@ internal static class Comparison
         return sorted.Length % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
     }
 
-    /// <summary>A method as the comparison runs it: a child process given the list of files.</summary>
-    private sealed record Contender(string Key, string Name, Func<string, ProcessStartInfo> Child);
+    /// <summary>A method as the comparison runs it: a child process given the list of files, and whether they stay cached.</summary>
+    private sealed record Contender(string Key, string Name, Func<string, bool, ProcessStartInfo> Child);
 
     private sealed record Measured(double FirstSeconds, double LaterSeconds, long Bytes);
 
-    internal sealed record Row(string Key, string Name, double FirstSeconds, double LaterSeconds, double FirstMinSeconds, double FirstMaxSeconds);
+    /// <summary>One cache state's first and later loads of one method, over the rounds.</summary>
+    private sealed class Series
+    {
+        public List<double> First { get; } = [];
+
+        public List<double> Later { get; } = [];
+    }
+
+    private sealed class Timings
+    {
+        public Series Cold { get; } = new();
+
+        public Series Warm { get; } = new();
+
+        public void Add(bool warm, Measured measured)
+        {
+            Series series = warm ? Warm : Cold;
+            series.First.Add(measured.FirstSeconds);
+            series.Later.Add(measured.LaterSeconds);
+        }
+
+        public Row Row(string key, string name) => new(
+            key,
+            name,
+            Median(Cold.First),
+            Median(Cold.Later),
+            Cold.First.Min(),
+            Cold.First.Max(),
+            Median(Warm.First),
+            Median(Warm.Later),
+            Warm.First.Min(),
+            Warm.First.Max());
+    }
+
+    /// <summary>A method's medians: cold first and later loads (with the first's range), and the same warm.</summary>
+    internal sealed record Row(
+        string Key,
+        string Name,
+        double FirstSeconds,
+        double LaterSeconds,
+        double FirstMinSeconds,
+        double FirstMaxSeconds,
+        double WarmFirstSeconds,
+        double WarmLaterSeconds,
+        double WarmFirstMinSeconds,
+        double WarmFirstMaxSeconds);
 
     internal sealed record Summary(int Files, long Bytes, int Rounds, List<Row> Methods);
 }

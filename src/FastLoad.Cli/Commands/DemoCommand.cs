@@ -4,8 +4,8 @@ using FastLoad.Shared;
 namespace FastLoad.Cli.Commands;
 
 /// <summary>
-/// <c>fastload demo</c>: generates a deterministic set of small files, and loads it cold with the usual ways, with
-/// FastLoad and with the reference reader, side by side in rounds, each load in a new process, printing medians and
+/// <c>fastload demo</c>: generates a deterministic set of small files, and loads it cold and warm with the usual ways,
+/// with FastLoad and with the reference reader, side by side in rounds, each load in a new process, printing medians and
 /// ratios to the sequential loop.
 /// </summary>
 internal static class DemoCommand
@@ -19,15 +19,15 @@ internal static class DemoCommand
         var maxSize = new Option<int>("--max-size") { Description = "Largest file, in bytes.", DefaultValueFactory = _ => 128 * KiB };
         var rounds = new Option<int>("--rounds")
         {
-            Description = "Rounds; each round runs every method once, cold. Medians are reported.",
+            Description = "Rounds; each round runs every method once cold and once warm. Medians are reported.",
             DefaultValueFactory = _ => 3,
         };
         var directory = new Option<string?>("--dir") { Description = "Where to generate the files (default: a new temporary folder, removed at the end)." };
 
         var command = new Command(
             "demo",
-            "Generate 10,000 files of 2-128 KiB and load them cold, each load in a new process: File.ReadAllBytes loop, "
-                + "Parallel.ForEachAsync, FastLoad, raw libc threads.")
+            "Generate 10,000 files of 2-128 KiB and load them cold and warm, each load in a new process: File.ReadAllBytes "
+                + "loop, Parallel.ForEachAsync, FastLoad, raw libc threads.")
         {
             count, minSize, maxSize, rounds, directory,
         };
