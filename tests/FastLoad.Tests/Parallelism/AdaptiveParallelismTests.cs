@@ -142,6 +142,24 @@ public class AdaptiveParallelismTests : TempDirectoryTestBase
     }
 
     [Fact]
+    public async Task Load_ReaderThreadsUnderABudgetForAFewFiles_SettleOnTheThreadsTheBudgetFeeds()
+    {
+        // 64 KiB files against a 256 KiB budget: half of it for reads is two files, so more threads would only wait.
+        for (int i = 0; i < 200; i++)
+        {
+            WriteFile($"f{i:D3}.bin", 60_000, seed: i);
+        }
+
+        var loader = new FileLoader(new FileLoaderOptions { MemoryBudget = 256 * 1024, Scheduling = IoScheduling.DedicatedThreads });
+
+        LoadSummary summary = await loader.LoadAsync(FileSet.FromDirectory(Root), Ignore);
+
+        Assert.Equal(200, summary.FileCount);
+        Assert.Equal(2, summary.DegreeOfParallelism);
+        Assert.InRange(summary.PeakBytesInFlight, 64 * 1024, 256 * 1024);
+    }
+
+    [Fact]
     public async Task Load_ReportsTheStorageDevice()
     {
         WriteSmallFiles(3);

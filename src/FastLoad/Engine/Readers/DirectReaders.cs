@@ -35,6 +35,7 @@ internal sealed class DirectReaders
     private int _started;
     private int _running;
     private bool _parallelismCounted;
+    private volatile bool _budgetChecked;
 
     public DirectReaders(LoadRun run, int threads)
     {
@@ -178,6 +179,13 @@ internal sealed class DirectReaders
                 }
 
                 long bytes = BlockingReads.ReadAndPublish(_run, index);
+                if (!_budgetChecked && bytes > 0)
+                {
+                    // Once the files' sizes are known: no more threads than the budget keeps busy.
+                    _budgetChecked = true;
+                    Limit(_run.Readers.ThreadsTheBudgetFeeds());
+                }
+
                 if (_controller?.OnCompleted(bytes, 1) is int limit)
                 {
                     ChangeLimit(limit);

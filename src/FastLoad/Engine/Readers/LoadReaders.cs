@@ -163,6 +163,23 @@ internal sealed class LoadReaders(LoadRun run)
     }
 
     /// <summary>
+    /// How many reader threads the budget keeps busy, from the files read so far: a thread whose file does not fit only
+    /// waits, holding a descriptor. Unlimited until a file was read, or with a pinned parallelism (a promise kept).
+    /// </summary>
+    internal int ThreadsTheBudgetFeeds()
+    {
+        long meanLength = run.MeanLengthSeen(fallback: 0);
+        if (meanLength == 0 || run.Options.MaxDegreeOfParallelism is not null)
+        {
+            return int.MaxValue;
+        }
+
+        // Half the budget for reads, half for files read and not yet taken by the consumer.
+        long perFile = run.ReadSettings.BudgetCharge(meanLength);
+        return (int)Math.Clamp(run.Options.MemoryBudget / 2 / perFile, 1, int.MaxValue);
+    }
+
+    /// <summary>
     /// Starts the rings, the consumer's first and, for a large set, one per other core on reader threads; returns the
     /// consumer's, or <see langword="null"/> where the kernel offers no ring (the load then reads on threads).
     /// </summary>
