@@ -62,7 +62,9 @@ internal static unsafe class SmallBlockPool
             {
                 if (_available.Count == 0)
                 {
+                    // Counted as retained while all its blocks are free, as a slab whose blocks came back is.
                     _available.Add(new Slab(this, NativeBlockPool.Allocate(_slabSize, hugePages: false), blockSize, _slabSize / blockSize));
+                    Interlocked.Add(ref s_retained, _slabSize);
                 }
 
                 slab = _available[^1];
