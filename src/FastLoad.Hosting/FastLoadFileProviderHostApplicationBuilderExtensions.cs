@@ -1,6 +1,7 @@
 using FastLoad;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.FileProviders;
+using Microsoft.Extensions.FileProviders.Physical;
 
 namespace Microsoft.Extensions.Hosting;
 
@@ -21,6 +22,10 @@ public static class FastLoadFileProviderHostApplicationBuilderExtensions
     /// <param name="builder">The host builder.</param>
     /// <param name="name">The service key.</param>
     /// <param name="packPath">The pack file; a relative path is under <see cref="IHostEnvironment.ContentRootPath"/>.</param>
+    /// <param name="filters">
+    /// The entries to hide, as <c>PhysicalFileProvider</c> hides files; the default is
+    /// <see cref="ExclusionFilters.Sensitive"/>, <c>PhysicalFileProvider</c>'s own.
+    /// </param>
     /// <param name="cancellationToken">Stops the opening.</param>
     /// <returns>
     /// The provider, usable before the host is built (for example by <c>AddJsonFile(provider, ...)</c>); the host's
@@ -34,16 +39,22 @@ public static class FastLoadFileProviderHostApplicationBuilderExtensions
     /// <exception cref="UnauthorizedAccessException">The pack could not be opened for reading.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
     public static Task<PackFileProvider> AddFastLoadPackAsync(
-        this IHostApplicationBuilder builder, string name, string packPath, CancellationToken cancellationToken = default)
+        this IHostApplicationBuilder builder,
+        string name,
+        string packPath,
+        ExclusionFilters filters = ExclusionFilters.Sensitive,
+        CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(builder);
         ArgumentException.ThrowIfNullOrEmpty(packPath);
-        return builder.Services.AddFastLoadPackAsync(name, Path.Combine(builder.Environment.ContentRootPath, packPath), cancellationToken);
+        return builder.Services.AddFastLoadPackAsync(name, Path.Combine(builder.Environment.ContentRootPath, packPath), filters, cancellationToken);
     }
 
     /// <summary>
     /// Loads every file of a folder into memory now and registers the files as a keyed singleton
-    /// <see cref="IFileProvider"/> named <paramref name="name"/>.
+    /// <see cref="IFileProvider"/> named <paramref name="name"/>. An entry that cannot be loaded is skipped
+    /// (<see cref="PreloadedFileProvider.Skipped"/>) and logged as <see cref="FastLoadEventId.PreloadedEntrySkipped"/>
+    /// when the host starts.
     /// </summary>
     /// <param name="builder">The host builder.</param>
     /// <param name="name">The service key.</param>
@@ -51,6 +62,10 @@ public static class FastLoadFileProviderHostApplicationBuilderExtensions
     /// <param name="memoryLimit">
     /// The most bytes of file contents to hold; the default is <see cref="PreloadedFileProvider.DefaultMemoryLimit"/>
     /// (64 MiB).
+    /// </param>
+    /// <param name="filters">
+    /// The files and folders to hide, as <c>PhysicalFileProvider</c> hides them; the default is
+    /// <see cref="ExclusionFilters.Sensitive"/>, <c>PhysicalFileProvider</c>'s own.
     /// </param>
     /// <param name="cancellationToken">Stops the load.</param>
     /// <returns>The provider, usable before the host is built.</returns>
@@ -62,19 +77,20 @@ public static class FastLoadFileProviderHostApplicationBuilderExtensions
     /// The folder holds more than <paramref name="memoryLimit"/> bytes; the message names the folder, its size and the
     /// limit.
     /// </exception>
-    /// <exception cref="IOException">A file could not be read.</exception>
-    /// <exception cref="UnauthorizedAccessException">A file or folder could not be opened.</exception>
+    /// <exception cref="IOException"><paramref name="folder"/> could not be read.</exception>
+    /// <exception cref="UnauthorizedAccessException"><paramref name="folder"/> could not be opened.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
     public static Task<PreloadedFileProvider> AddFastLoadPreloadedFolderAsync(
         this IHostApplicationBuilder builder,
         string name,
         string folder,
         long memoryLimit = PreloadedFileProvider.DefaultMemoryLimit,
+        ExclusionFilters filters = ExclusionFilters.Sensitive,
         CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(builder);
         ArgumentException.ThrowIfNullOrEmpty(folder);
         return builder.Services.AddFastLoadPreloadedFolderAsync(
-            name, Path.Combine(builder.Environment.ContentRootPath, folder), memoryLimit, cancellationToken);
+            name, Path.Combine(builder.Environment.ContentRootPath, folder), memoryLimit, filters, cancellationToken);
     }
 }

@@ -68,6 +68,29 @@ public sealed class FileLoader
             copy, timeProvider ?? TimeProvider.System, new LoadInstruments(meterFactory), loggerFactory?.CreateLogger(LoggerCategory), testHooks);
     }
 
+    // A loader over an engine made here: one that differs from another loader only in what the engine copied.
+    private FileLoader(LoadEngine engine) => _engine = engine;
+
+    /// <summary>Where the loader logs; <see langword="null"/> when it was made without a logger factory.</summary>
+    internal ILogger? Logger => _engine.Logger;
+
+    /// <summary>
+    /// This loader, or one like it (options, logger, clock, instruments, test hooks) that delivers failed files with
+    /// <see cref="LoadedFile.Error"/> set instead of throwing: for callers that must go on past a bad file whatever
+    /// the loader they were given, such as a preloaded folder.
+    /// </summary>
+    internal FileLoader CollectingFailures()
+    {
+        if (_engine.Options.ErrorHandling == LoadErrorHandling.Collect)
+        {
+            return this;
+        }
+
+        FileLoaderOptions options = _engine.Options.Clone();
+        options.ErrorHandling = LoadErrorHandling.Collect;
+        return new FileLoader(new LoadEngine(options, _engine.Time, _engine.Instruments, _engine.Logger, _engine.Hooks));
+    }
+
     /// <summary>Loads a set of files and streams each one out as it is ready.</summary>
     /// <param name="files">The files to load.</param>
     /// <param name="cancellationToken">Stops the load; every buffer not handed over is returned to the pool.</param>

@@ -42,6 +42,10 @@ public sealed class PackedSiteTests : IAsyncLifetime
         Add("data/big.json", Encoding.UTF8.GetBytes("[" + string.Join(',', Enumerable.Range(0, 200_000)) + "]"));
         Add("docs/index.html", Encoding.UTF8.GetBytes("<p>docs</p>"));
         Add("empty.txt", []);
+        Add(".well-known/security.txt", Encoding.UTF8.GetBytes("Contact: mailto:security@example.com"));
+        // Not served: PackFileProvider hides dot-prefixed files by default, as PhysicalFileProvider does.
+        File.WriteAllText(Path.Combine(Site, ".env"), "SECRET=1");
+        File.WriteAllText(Path.Combine(Site, "css", ".site.css.swp"), "editor leftovers");
         Directory.CreateDirectory(Path.Combine(_root, "settings"));
         await File.WriteAllTextAsync(Path.Combine(_root, "settings", "site.json"), """{ "Site": { "Title": "From the settings pack" } }""");
         await PackWriter.CreateAsync(Path.Combine(_root, "site.fpk"), Site);
@@ -116,6 +120,9 @@ public sealed class PackedSiteTests : IAsyncLifetime
     [InlineData("/%2e%2e/site.fpk")]
     [InlineData("/img/%2e%2e/%2e%2e/settings.fpk")]
     [InlineData("/site.json")]
+    [InlineData("/.env")]
+    [InlineData("/css/.site.css.swp")]
+    [InlineData("/%2eenv")]
     public async Task Get_MissingOrOutsideTheSite_Is404(string path)
     {
         using HttpResponseMessage response = await _client.GetAsync(new Uri(path, UriKind.Relative));

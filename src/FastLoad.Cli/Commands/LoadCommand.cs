@@ -1,5 +1,6 @@
 using System.CommandLine;
 using System.Diagnostics;
+using System.Text.Encodings.Web;
 using System.Text.Json;
 using FastLoad.Shared;
 
@@ -206,7 +207,8 @@ internal static class LoadCommand
         (int files, long bytes, IReadOnlyList<LoadFailure> failures, int dop, int initialDop, IReadOnlyList<int> history,
             string storage, double seconds, string cache, string? checksum) = report;
         using var stream = Console.OpenStandardOutput();
-        using (var writer = new Utf8JsonWriter(stream, new JsonWriterOptions { Indented = true }))
+        // Read by people and scripts, never embedded in HTML: '->' and '+' stay as they are rather than \u003E and \u002B.
+        using (var writer = new Utf8JsonWriter(stream, new JsonWriterOptions { Indented = true, Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping }))
         {
             writer.WriteStartObject();
             writer.WriteNumber("files", files);

@@ -1,5 +1,6 @@
 using FastLoad.FileProviders;
 using Microsoft.Extensions.FileProviders;
+using Microsoft.Extensions.FileProviders.Physical;
 using Microsoft.Extensions.Primitives;
 
 namespace FastLoad;
@@ -16,11 +17,20 @@ namespace FastLoad;
 /// counts, as on its file systems) and ordinally ignoring case on Windows and macOS.
 /// </para>
 /// <para>
-/// Every entry is served, dot-prefixed ones included, as by a <c>PhysicalFileProvider</c> built with
-/// <c>ExclusionFilters.None</c>: a pack holds what was packed. A pack holds no empty folders. A file's
-/// <see cref="IFileInfo.LastModified"/> is the pack's, and its <see cref="IFileInfo.PhysicalPath"/> is <see langword="null"/>.
+/// As <c>PhysicalFileProvider</c>, the provider hides what its <see cref="ExclusionFilters"/> exclude, by default
+/// <see cref="ExclusionFilters.Sensitive"/>: an entry whose own name starts with <c>.</c> (<c>.env</c>) is not found and
+/// not listed, and a dot-prefixed folder is not listed although the entries under it are found by path. A pack records
+/// no file attributes, so on Windows a file hidden by attribute alone is served (leave it out of the pack instead).
 /// </para>
-/// <para>Thread-safe. The pack does not change, so <see cref="Watch"/> returns a token that never fires.</para>
+/// <para>
+/// A pack holds no empty folders. A file's <see cref="IFileInfo.LastModified"/> is the pack's, and its
+/// <see cref="IFileInfo.PhysicalPath"/> is <see langword="null"/>.
+/// </para>
+/// <para>
+/// Thread-safe. The pack does not change, so <see cref="Watch"/> returns a token that never fires. Once the pack is
+/// closed, a stream that has not read yet throws <see cref="ObjectDisposedException"/> at its first read; one that has
+/// read holds its decoded entry and reads on to its end, as a stream of <c>PhysicalFileProvider</c> outlives it.
+/// </para>
 /// </remarks>
 /// <example>
 /// <code>
@@ -36,22 +46,37 @@ public sealed class PackFileProvider : IFileProvider, IDisposable, IAsyncDisposa
     /// <summary>Serves the entries of an open pack.</summary>
     /// <param name="reader">The pack; it must stay open while the provider is used.</param>
     /// <param name="ownsReader">Whether disposing the provider disposes <paramref name="reader"/>.</param>
+    /// <param name="filters">
+    /// The entries to hide, as <c>PhysicalFileProvider</c> hides files; the default is
+    /// <see cref="ExclusionFilters.Sensitive"/>, <c>PhysicalFileProvider</c>'s own.
+    /// </param>
     /// <exception cref="ArgumentNullException"><paramref name="reader"/> is <see langword="null"/>.</exception>
-    public PackFileProvider(PackReader reader, bool ownsReader = false)
+    public PackFileProvider(PackReader reader, bool ownsReader = false, ExclusionFilters filters = ExclusionFilters.Sensitive)
     {
         ArgumentNullException.ThrowIfNull(reader);
         Reader = reader;
         _ownsReader = ownsReader;
+        Filters = filters;
         DateTimeOffset modified = PackModified(reader.Path);
-        _tree = new FileTree(reader.Entries.Select(entry => (entry.Name, (IFileInfo)new PackFileInfo(reader, entry, modified))), modified);
+        _tree = new FileTree(
+            reader.Entries.Where(entry => !IsExcluded(entry.Name, filters)).Select(entry => (entry.Name, (IFileInfo)new PackFileInfo(reader, entry, modified))),
+            [],
+            name => new TreeDirectory(name, modified, Listed: !IsExcluded(name, filters)));
     }
 
     /// <summary>Gets the pack the provider serves.</summary>
     public PackReader Reader { get; }
 
+    /// <summary>Gets the entries the provider hides, as <c>PhysicalFileProvider</c> hides files.</summary>
+    public ExclusionFilters Filters { get; }
+
     /// <summary>Opens a pack (its header, footer and index are checked) and serves its entries; the provider owns the pack.</summary>
     /// <param name="path">The pack file.</param>
     /// <param name="options">The pack reader's options; <see langword="null"/> for the defaults.</param>
+    /// <param name="filters">
+    /// The entries to hide, as <c>PhysicalFileProvider</c> hides files; the default is
+    /// <see cref="ExclusionFilters.Sensitive"/>, <c>PhysicalFileProvider</c>'s own.
+    /// </param>
     /// <param name="cancellationToken">Stops the opening.</param>
     /// <returns>The provider; dispose it to close the pack.</returns>
     /// <exception cref="ArgumentException">
@@ -63,17 +88,18 @@ public sealed class PackFileProvider : IFileProvider, IDisposable, IAsyncDisposa
     /// <exception cref="IOException">The pack could not be read.</exception>
     /// <exception cref="UnauthorizedAccessException">The pack could not be opened for reading.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
-    public static async Task<PackFileProvider> OpenAsync(string path, PackReaderOptions? options = null, CancellationToken cancellationToken = default)
+    public static async Task<PackFileProvider> OpenAsync(
+        string path, PackReaderOptions? options = null, ExclusionFilters filters = ExclusionFilters.Sensitive, CancellationToken cancellationToken = default)
     {
         PackReader reader = await PackReader.OpenAsync(path, options, cancellationToken).ConfigureAwait(false);
-        return new PackFileProvider(reader, ownsReader: true);
+        return new PackFileProvider(reader, ownsReader: true, filters);
     }
 
     /// <summary>Finds an entry of the pack.</summary>
     /// <param name="subpath">The entry's path, with <c>/</c> between folders; a leading <c>/</c> is ignored.</param>
     /// <returns>
     /// The entry, whose <see cref="IFileInfo.CreateReadStream"/> reads and decodes it through the pack's block cache; or a
-    /// <see cref="NotFoundFileInfo"/> for a folder, a missing entry, or a path that leaves the root.
+    /// <see cref="NotFoundFileInfo"/> for a folder, a missing or hidden entry, or a path that leaves the root.
     /// </returns>
     public IFileInfo GetFileInfo(string subpath) => _tree.GetFileInfo(subpath);
 
@@ -100,6 +126,13 @@ public sealed class PackFileProvider : IFileProvider, IDisposable, IAsyncDisposa
     /// <summary>Closes the pack if the provider owns it; later calls do nothing.</summary>
     /// <returns>A task that completes when the pack is closed.</returns>
     public ValueTask DisposeAsync() => _ownsReader ? Reader.DisposeAsync() : ValueTask.CompletedTask;
+
+    // A pack knows its entries by name only: the last segment, and what .NET would report for it, decide.
+    private static bool IsExcluded(string name, ExclusionFilters filters)
+    {
+        string last = name[(name.LastIndexOf('/') + 1)..];
+        return PhysicalFileProviderRules.IsExcluded(last, PhysicalFileProviderRules.AttributesOfName(last), filters);
+    }
 
     private static DateTimeOffset PackModified(string path)
     {

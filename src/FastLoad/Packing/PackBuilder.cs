@@ -1,5 +1,6 @@
 using System.Buffers;
 using System.Threading.Tasks.Dataflow;
+using FastLoad.FileSystem;
 using K4os.Compression.LZ4;
 using Microsoft.Win32.SafeHandles;
 
@@ -23,18 +24,21 @@ internal sealed class PackBuilder
         _options = options;
     }
 
-    public static async Task CreateAsync(string packPath, FileSet files, PackOptions options, CancellationToken cancellationToken)
+    public static async Task<PackSummary> CreateAsync(string packPath, FileSet files, PackOptions options, CancellationToken cancellationToken)
     {
         List<string> paths = files.EnumeratePaths().ToList();
+        // Named before special files are taken out: the set's common folder, and so every name, must not depend on them.
         string[] names = NameFiles(files, paths);
+        List<LoadFailure> skipped = LeaveOutSpecialFiles(paths, ref names, options.SkipSpecialFiles);
         string fullPackPath = Path.GetFullPath(packPath);
         // A name of its own per writer: two packs written to one target at once must not share (and delete) a partial file.
         string partialPath = $"{fullPackPath}.{Guid.NewGuid():N}.partial";
+        long dataLength;
         try
         {
             using (SafeFileHandle handle = File.OpenHandle(partialPath, FileMode.CreateNew, FileAccess.Write, FileShare.None))
             {
-                await new PackBuilder(handle, options).WriteAsync(paths, names, cancellationToken).ConfigureAwait(false);
+                dataLength = await new PackBuilder(handle, options).WriteAsync(paths, names, cancellationToken).ConfigureAwait(false);
             }
 
             File.Move(partialPath, fullPackPath, overwrite: true);
@@ -43,6 +47,64 @@ internal sealed class PackBuilder
         {
             TryDelete(partialPath);
             throw;
+        }
+
+        return new PackSummary(paths.Count, dataLength, skipped);
+    }
+
+    /// <summary>
+    /// Takes the files that are not regular files out of <paramref name="paths"/> and <paramref name="names"/> and
+    /// returns them, or throws for the first one unless <paramref name="skip"/>.
+    /// </summary>
+    private static List<LoadFailure> LeaveOutSpecialFiles(List<string> paths, ref string[] names, bool skip)
+    {
+        List<LoadFailure> skipped = [];
+        var kept = new List<string>(names.Length);
+        int next = 0;
+        for (int i = 0; i < paths.Count; i++)
+        {
+            string path = paths[i];
+            if (SpecialKind(path) is not { } kind)
+            {
+                paths[next++] = path;
+                kept.Add(names[i]);
+                continue;
+            }
+
+            if (!skip)
+            {
+                throw new IOException(
+                    $"'{path}' is {kind}, not a regular file; a pack holds regular files only. Remove it, or set "
+                    + $"{nameof(PackOptions)}.{nameof(PackOptions.SkipSpecialFiles)} (fastload pack --skip-special-files) to leave such files out.");
+            }
+
+            skipped.Add(new LoadFailure(path, new IOException($"'{path}' is {kind}, not a regular file; it was left out of the pack.")));
+        }
+
+        paths.RemoveRange(next, paths.Count - next);
+        names = [.. kept];
+        return skipped;
+    }
+
+    /// <summary>
+    /// What <paramref name="path"/> is when it is there but holds no bytes to pack (a FIFO, socket or device, a symbolic
+    /// link to a folder or to nothing); <see langword="null"/> for a regular file, or for a path the load reports itself
+    /// (missing, unreadable).
+    /// </summary>
+    private static string? SpecialKind(string path)
+    {
+        try
+        {
+            FileKind kind = FileStatus.Get(path).Kind;
+            return kind is FileKind.Regular or FileKind.Unknown ? null : FileStatus.Describe(kind);
+        }
+        catch (FileNotFoundException) when (new FileInfo(path).LinkTarget is { } target)
+        {
+            return $"a symbolic link to '{target}', which does not exist";
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            return null;
         }
     }
 
@@ -96,7 +158,8 @@ internal sealed class PackBuilder
         || (directory.StartsWith(parent, StringComparison.Ordinal)
             && (parent.EndsWith(Path.DirectorySeparatorChar) || directory[parent.Length] == Path.DirectorySeparatorChar));
 
-    private async Task WriteAsync(List<string> paths, string[] names, CancellationToken cancellationToken)
+    /// <summary>Writes the pack's blocks, index and footer; returns the bytes of the entries, uncompressed.</summary>
+    private async Task<long> WriteAsync(List<string> paths, string[] names, CancellationToken cancellationToken)
     {
         int cores = Environment.ProcessorCount;
         var compress = new TransformBlock<(byte[] Buffer, int Length), (byte[] Buffer, int Length, int RawLength, byte Codec)>(
@@ -188,6 +251,7 @@ internal sealed class PackBuilder
         PackFormat.WriteFooter(footer, _position, index.Length, PackHash.Hash(index));
         RandomAccess.Write(_handle, footer, _position + index.Length);
         RandomAccess.FlushToDisk(_handle);
+        return entries.Sum(entry => entry.Length);
     }
 
     private static async Task SendOrThrowAsync<T>(ITargetBlock<T> target, IDataflowBlock last, T item, CancellationToken cancellationToken)

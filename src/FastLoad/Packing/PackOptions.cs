@@ -32,6 +32,21 @@ public sealed class PackOptions
     [Range(PackConstants.MinRawThresholdPercent, PackConstants.MaxRawThresholdPercent)]
     public int RawThresholdPercent { get; set; } = PackConstants.DefaultRawThresholdPercent;
 
+    /// <summary>
+    /// Gets or sets whether a file of the set that is not a regular file (a FIFO, socket or device, a symbolic link to
+    /// nothing or to a folder) is left out of the pack, listed in <see cref="PackSummary.Skipped"/>, rather than failing it.
+    /// </summary>
+    /// <value>
+    /// The default value is <see langword="false"/>: such a file fails the pack with an <see cref="IOException"/> that
+    /// names it, what it is and this option, and the pack is not written.
+    /// </value>
+    /// <remarks>
+    /// A pack holds the bytes of regular files only, so it cannot keep such an entry as tar keeps a link or a FIFO. Failing
+    /// is the default because a pack is a build's output: a dangling link there is more often a step that did not run
+    /// than a file to lose quietly.
+    /// </remarks>
+    public bool SkipSpecialFiles { get; set; }
+
     /// <summary>A copy taken when a reader or writer starts, so that later changes to these options do not reach it.</summary>
     internal PackOptions Clone() => (PackOptions)MemberwiseClone();
 }

@@ -25,20 +25,24 @@ public static class PackWriter
     /// </param>
     /// <param name="options">How to cut and compress blocks; <see langword="null"/> for the defaults.</param>
     /// <param name="cancellationToken">Stops the packing; the partial pack is deleted.</param>
-    /// <returns>A task that completes when the pack is written and flushed to the device.</returns>
+    /// <returns>
+    /// A task that completes when the pack is written and flushed to the device: its entries, and the files left out
+    /// with <see cref="PackOptions.SkipSpecialFiles"/>.
+    /// </returns>
     /// <exception cref="ArgumentException">
     /// <paramref name="packPath"/> is <see langword="null"/> or empty, or <paramref name="options"/> has a value out of
     /// range (the message names it).
     /// </exception>
     /// <exception cref="ArgumentNullException"><paramref name="files"/> is <see langword="null"/>.</exception>
     /// <exception cref="IOException">
-    /// A file could not be read, is larger than an entry can hold (<see cref="Array.MaxLength"/> bytes), two files
-    /// would get the same entry name, a name cannot be stored safely (it contains <c>:</c>, say), or the pack could not
-    /// be written.
+    /// A file could not be read, is not a regular file (a FIFO, socket or device, a symbolic link to a folder or to
+    /// nothing) and <see cref="PackOptions.SkipSpecialFiles"/> is not set, is larger than an entry can hold
+    /// (<see cref="Array.MaxLength"/> bytes), two files would get the same entry name, a name cannot be stored safely (it
+    /// contains <c>:</c>, say), or the pack could not be written. The message names the file.
     /// </exception>
     /// <exception cref="UnauthorizedAccessException">A file could not be opened, or the pack could not be created.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
-    public static Task CreateAsync(string packPath, FileSet files, PackOptions? options = null, CancellationToken cancellationToken = default)
+    public static Task<PackSummary> CreateAsync(string packPath, FileSet files, PackOptions? options = null, CancellationToken cancellationToken = default)
     {
         ArgumentException.ThrowIfNullOrEmpty(packPath);
         ArgumentNullException.ThrowIfNull(files);
@@ -57,19 +61,23 @@ public static class PackWriter
     /// <param name="rootDirectory">The directory to pack; symbolic links to directories are not followed.</param>
     /// <param name="options">How to cut and compress blocks; <see langword="null"/> for the defaults.</param>
     /// <param name="cancellationToken">Stops the packing; the partial pack is deleted.</param>
-    /// <returns>A task that completes when the pack is written and flushed to the device.</returns>
+    /// <returns>
+    /// A task that completes when the pack is written and flushed to the device: its entries, and the files left out
+    /// with <see cref="PackOptions.SkipSpecialFiles"/>.
+    /// </returns>
     /// <exception cref="ArgumentException">
     /// <paramref name="packPath"/> or <paramref name="rootDirectory"/> is <see langword="null"/> or empty, or
     /// <paramref name="options"/> has a value out of range.
     /// </exception>
     /// <exception cref="DirectoryNotFoundException"><paramref name="rootDirectory"/> does not exist.</exception>
     /// <exception cref="IOException">
-    /// A file could not be read or is larger than an entry can hold, a name cannot be stored safely, or the pack could
-    /// not be written.
+    /// A file could not be read, is not a regular file (a FIFO, socket or device, a dangling symbolic link) and
+    /// <see cref="PackOptions.SkipSpecialFiles"/> is not set, or is larger than an entry can hold, a name cannot be stored
+    /// safely, or the pack could not be written. The message names the file.
     /// </exception>
     /// <exception cref="UnauthorizedAccessException">A file or directory could not be opened, or the pack could not be created.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
-    public static Task CreateAsync(string packPath, string rootDirectory, PackOptions? options = null, CancellationToken cancellationToken = default)
+    public static Task<PackSummary> CreateAsync(string packPath, string rootDirectory, PackOptions? options = null, CancellationToken cancellationToken = default)
     {
         ArgumentException.ThrowIfNullOrEmpty(rootDirectory);
         return CreateAsync(packPath, FileSet.FromDirectory(rootDirectory), options, cancellationToken);

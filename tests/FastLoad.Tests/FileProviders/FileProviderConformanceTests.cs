@@ -1,17 +1,29 @@
 using Microsoft.Extensions.FileProviders;
+using Microsoft.Extensions.FileProviders.Physical;
 
 namespace FastLoad.Tests.FileProviders;
 
 /// <summary>
-/// The same cases, the same expected answers, for every provider: <see cref="PhysicalFileProvider"/> proves that the
-/// expectations are what .NET's own provider answers on this host, and the FastLoad providers must answer alike.
+/// The same cases, the same expected answers, for every provider, each with <see cref="ExclusionFilters.None"/> and
+/// with <see cref="ExclusionFilters.Sensitive"/> (<see cref="PhysicalFileProvider"/>'s default):
+/// <see cref="PhysicalFileProvider"/> proves that the expectations are what .NET's own provider answers on this host,
+/// and the FastLoad providers must answer alike. Where they differ by design (special files, empty folders in a pack,
+/// times in a pack), a property of the subclass says so and the test checks both answers.
 /// </summary>
 [Collection(FileProviderCollection.Name)]
-public abstract class FileProviderConformanceTests(FileProviderFixture fixture)
+public abstract class FileProviderConformanceTests(FileProviderFixture fixture, ExclusionFilters filters)
 {
     protected FileProviderFixture Fixture { get; } = fixture;
 
+    protected ExclusionFilters Filters { get; } = filters;
+
     protected abstract IFileProvider Provider { get; }
+
+    /// <summary>Gets whether the provider serves what is not a regular file (FIFOs, dangling links) and follows links to folders.</summary>
+    protected virtual bool ServesSpecialEntries => false;
+
+    /// <summary>Gets whether the provider knows folders that hold nothing.</summary>
+    protected virtual bool KeepsEmptyFolders => true;
 
     // Names are matched as the host's file systems match them: case counts on Linux only.
     private static readonly bool IgnoresCase = !OperatingSystem.IsLinux();
@@ -30,7 +42,12 @@ public abstract class FileProviderConformanceTests(FileProviderFixture fixture)
         { "a/b/../4096.bin", "a/4096.bin" },
         { "a/b/c/deep.json", "a/b/c/deep.json" },
         { ".dotfile", ".dotfile" },
+        { "/.dotfile", ".dotfile" },
         { ".hidden/secret.txt", ".hidden/secret.txt" },
+        { "a/.dot", "a/.dot" },
+        { "a/.inner/x.txt", "a/.inner/x.txt" },
+        { "a/b/../.inner/x.txt", "a/.inner/x.txt" },
+        { "bad/good.txt", "bad/good.txt" },
         { "name with space.txt", "name with space.txt" },
         { "ünïcødé.json", "ünïcødé.json" },
         { "big/several-mib.bin", "big/several-mib.bin" },
@@ -57,18 +74,19 @@ public abstract class FileProviderConformanceTests(FileProviderFixture fixture)
 
     public static TheoryData<string, string[]> Directories => new()
     {
-        { "", ["Case.txt", "empty.txt", "name with space.txt", "one.bin", "ünïcødé.json", ".dotfile", ".hidden/", "a/", "big/"] },
-        { "/", ["Case.txt", "empty.txt", "name with space.txt", "one.bin", "ünïcødé.json", ".dotfile", ".hidden/", "a/", "big/"] },
-        { "./", ["Case.txt", "empty.txt", "name with space.txt", "one.bin", "ünïcødé.json", ".dotfile", ".hidden/", "a/", "big/"] },
-        { "a", ["4095.bin", "4096.bin", "4097.bin", "b/"] },
-        { "a/", ["4095.bin", "4096.bin", "4097.bin", "b/"] },
-        { "/a", ["4095.bin", "4096.bin", "4097.bin", "b/"] },
-        { "a/b/..", ["4095.bin", "4096.bin", "4097.bin", "b/"] },
-        { "a/../", ["Case.txt", "empty.txt", "name with space.txt", "one.bin", "ünïcødé.json", ".dotfile", ".hidden/", "a/", "big/"] },
+        { "", ["Case.txt", "empty.txt", "name with space.txt", "one.bin", "ünïcødé.json", ".dotfile", ".hidden/", "a.txt", "a/", "bad/", "big/", "folders/"] },
+        { "/", ["Case.txt", "empty.txt", "name with space.txt", "one.bin", "ünïcødé.json", ".dotfile", ".hidden/", "a.txt", "a/", "bad/", "big/", "folders/"] },
+        { "./", ["Case.txt", "empty.txt", "name with space.txt", "one.bin", "ünïcødé.json", ".dotfile", ".hidden/", "a.txt", "a/", "bad/", "big/", "folders/"] },
+        { "a", ["4095.bin", "4096.bin", "4097.bin", ".dot", ".inner/", "b/"] },
+        { "a/", ["4095.bin", "4096.bin", "4097.bin", ".dot", ".inner/", "b/"] },
+        { "/a", ["4095.bin", "4096.bin", "4097.bin", ".dot", ".inner/", "b/"] },
+        { "a/b/..", ["4095.bin", "4096.bin", "4097.bin", ".dot", ".inner/", "b/"] },
+        { "a/../", ["Case.txt", "empty.txt", "name with space.txt", "one.bin", "ünïcødé.json", ".dotfile", ".hidden/", "a.txt", "a/", "bad/", "big/", "folders/"] },
         { "a/b", ["c/"] },
         { "a/b/c", ["deep.json"] },
         { "a//b/./c/", ["deep.json"] },
         { ".hidden", ["secret.txt"] },
+        { "a/.inner", ["x.txt"] },
     };
 
     public static TheoryData<string?> MissingDirectories => new()
@@ -91,15 +109,63 @@ public abstract class FileProviderConformanceTests(FileProviderFixture fixture)
 
     [Theory]
     [MemberData(nameof(FoundFiles))]
-    public void GetFileInfo_ExistingFile_DescribesIt(string subpath, string name)
+    public void GetFileInfo_ExistingFile_DescribesItUnlessItsOwnNameIsHidden(string subpath, string name)
     {
         ArgumentNullException.ThrowIfNull(name);
         IFileInfo file = Provider.GetFileInfo(subpath);
+
+        // The file's own name decides: ".dotfile" is hidden, ".hidden/secret.txt" is found (only listings leave out ".hidden/").
+        if (IsHidden(name))
+        {
+            Assert.False(file.Exists);
+            return;
+        }
 
         Assert.True(file.Exists);
         Assert.False(file.IsDirectory);
         Assert.Equal(name[(name.LastIndexOf('/') + 1)..], file.Name);
         Assert.Equal(Fixture.Files[name].Length, file.Length);
+    }
+
+    [Fact]
+    public void GetFileInfo_EveryFile_WasLastModifiedWhenItsOwnTimeSays()
+    {
+        foreach (string name in Fixture.Files.Keys.Where(name => !IsHidden(name)))
+        {
+            Assert.Equal(ExpectedLastModified(name), Provider.GetFileInfo(name).LastModified);
+        }
+
+        foreach (IFileInfo entry in Provider.GetDirectoryContents("a"))
+        {
+            Assert.Equal(ExpectedLastModified("a/" + entry.Name), entry.LastModified);
+        }
+    }
+
+    [Fact]
+    public void GetDirectoryContents_FolderWithSpecialEntries_ListsItsRegularFileAlike()
+    {
+        // A FIFO, a dangling link and a link to a folder: PhysicalFileProvider lists them (and fails or blocks when they
+        // are read); FastLoad's providers serve every other file and leave these out.
+        string[] expected = ServesSpecialEntries ? ["good.txt", .. FileProviderFixture.SpecialEntries] : ["good.txt"];
+
+        IDirectoryContents contents = Provider.GetDirectoryContents("bad");
+
+        Assert.Equal(expected.Order(StringComparer.Ordinal), contents.Select(e => e.IsDirectory ? e.Name + "/" : e.Name).Order(StringComparer.Ordinal));
+        Assert.Equal(Fixture.Files["bad/good.txt"], ReadAll(Provider.GetFileInfo("bad/good.txt").CreateReadStream()));
+        Assert.Equal(ServesSpecialEntries && OperatingSystem.IsLinux(), Provider.GetFileInfo("bad/dangling").Exists);
+        Assert.Equal(ServesSpecialEntries && OperatingSystem.IsLinux(), Provider.GetDirectoryContents("bad/linked").Exists);
+    }
+
+    [Fact]
+    public void GetDirectoryContents_EmptyFolder_IsListedWhereTheProviderKeepsEmptyFolders()
+    {
+        string[] expected = KeepsEmptyFolders ? ["empty/", "x.txt"] : ["x.txt"];
+
+        IDirectoryContents contents = Provider.GetDirectoryContents("folders");
+
+        Assert.Equal(expected, contents.Select(e => e.IsDirectory ? e.Name + "/" : e.Name).Order(StringComparer.Ordinal));
+        Assert.Equal(KeepsEmptyFolders, Provider.GetDirectoryContents("folders/empty").Exists);
+        Assert.Empty(Provider.GetDirectoryContents("folders/empty"));
     }
 
     [Theory]
@@ -156,7 +222,9 @@ public abstract class FileProviderConformanceTests(FileProviderFixture fixture)
         IDirectoryContents contents = Provider.GetDirectoryContents(subpath);
 
         Assert.True(contents.Exists);
-        Assert.Equal(expected.Order(StringComparer.Ordinal), contents.Select(e => e.IsDirectory ? e.Name + "/" : e.Name).Order(StringComparer.Ordinal));
+        Assert.Equal(
+            expected.Where(entry => !IsHidden(entry.TrimEnd('/'))).Order(StringComparer.Ordinal),
+            contents.Select(e => e.IsDirectory ? e.Name + "/" : e.Name).Order(StringComparer.Ordinal));
         foreach (IFileInfo entry in contents)
         {
             Assert.True(entry.Exists);
@@ -192,7 +260,7 @@ public abstract class FileProviderConformanceTests(FileProviderFixture fixture)
     [Fact]
     public void CreateReadStream_EveryFile_ReadsItsBytesSynchronously()
     {
-        foreach ((string name, byte[] expected) in Fixture.Files)
+        foreach ((string name, byte[] expected) in Fixture.Files.Where(file => !IsHidden(file.Key)))
         {
             using Stream stream = Provider.GetFileInfo(name).CreateReadStream();
             Assert.True(stream.CanRead);
@@ -205,7 +273,7 @@ public abstract class FileProviderConformanceTests(FileProviderFixture fixture)
     [Fact]
     public async Task CreateReadStream_EveryFile_ReadsItsBytesAsynchronouslyInSmallReads()
     {
-        foreach ((string name, byte[] expected) in Fixture.Files)
+        foreach ((string name, byte[] expected) in Fixture.Files.Where(file => !IsHidden(file.Key)))
         {
             await using Stream stream = Provider.GetFileInfo(name).CreateReadStream();
             var copy = new MemoryStream();
@@ -271,25 +339,82 @@ public abstract class FileProviderConformanceTests(FileProviderFixture fixture)
         Assert.Throws<FileNotFoundException>(() => Provider.GetFileInfo("missing.txt").CreateReadStream());
     }
 
+    /// <summary>What the provider reports as <paramref name="name"/>'s last write: the file's or folder's own time on disk.</summary>
+    protected virtual DateTimeOffset ExpectedLastModified(string name)
+    {
+        string path = Fixture.PathOf(name);
+        return new DateTimeOffset(Directory.Exists(path) ? Directory.GetLastWriteTimeUtc(path) : File.GetLastWriteTimeUtc(path), TimeSpan.Zero);
+    }
+
     private static byte[] ReadAll(Stream stream)
     {
         var copy = new MemoryStream();
         stream.CopyTo(copy);
         return copy.ToArray();
     }
+
+    /// <summary>Whether the filters hide an entry: by its own name only (the fixture's hidden entries are all dot-prefixed).</summary>
+    private bool IsHidden(string name) =>
+        (Filters & ExclusionFilters.DotPrefixed) != 0 && name[(name.LastIndexOf('/') + 1)..].StartsWith('.');
 }
 
-public sealed class PhysicalFileProviderConformanceTests(FileProviderFixture fixture) : FileProviderConformanceTests(fixture)
+/// <summary>What FastLoad's providers promise beyond <see cref="PhysicalFileProvider"/>, whose listings follow the file system's order.</summary>
+public abstract class FastLoadFileProviderConformanceTests(FileProviderFixture fixture, ExclusionFilters filters)
+    : FileProviderConformanceTests(fixture, filters)
 {
-    protected override IFileProvider Provider => Fixture.Physical;
+    [Theory]
+    [InlineData("")]
+    [InlineData("a")]
+    [InlineData("bad")]
+    public void GetDirectoryContents_AnyFolder_ListsInOrdinalOrderOfNames(string subpath)
+    {
+        // "a" (a folder) before "a.txt", though the path "a.txt" sorts before "a/4095.bin": names decide, not paths or load order.
+        string[] names = [.. Provider.GetDirectoryContents(subpath).Select(entry => entry.Name)];
+
+        Assert.NotEmpty(names);
+        Assert.Equal(names.Order(StringComparer.Ordinal), names);
+    }
 }
 
-public sealed class PackFileProviderConformanceTests(FileProviderFixture fixture) : FileProviderConformanceTests(fixture)
+public sealed class PhysicalFileProviderConformanceTests(FileProviderFixture fixture) : FileProviderConformanceTests(fixture, ExclusionFilters.None)
 {
-    protected override IFileProvider Provider => Fixture.Pack;
+    protected override IFileProvider Provider => Fixture.Physical(Filters);
+
+    protected override bool ServesSpecialEntries => true;
 }
 
-public sealed class PreloadedFileProviderConformanceTests(FileProviderFixture fixture) : FileProviderConformanceTests(fixture)
+public sealed class SensitivePhysicalFileProviderConformanceTests(FileProviderFixture fixture) : FileProviderConformanceTests(fixture, ExclusionFilters.Sensitive)
 {
-    protected override IFileProvider Provider => Fixture.Preloaded;
+    protected override IFileProvider Provider => Fixture.Physical(Filters);
+
+    protected override bool ServesSpecialEntries => true;
+}
+
+public sealed class PackFileProviderConformanceTests(FileProviderFixture fixture) : FastLoadFileProviderConformanceTests(fixture, ExclusionFilters.None)
+{
+    protected override IFileProvider Provider => Fixture.Pack(Filters);
+
+    // A pack records files only, and one time: its own.
+    protected override bool KeepsEmptyFolders => false;
+
+    protected override DateTimeOffset ExpectedLastModified(string name) => File.GetLastWriteTimeUtc(Fixture.PackPath);
+}
+
+public sealed class SensitivePackFileProviderConformanceTests(FileProviderFixture fixture) : FastLoadFileProviderConformanceTests(fixture, ExclusionFilters.Sensitive)
+{
+    protected override IFileProvider Provider => Fixture.Pack(Filters);
+
+    protected override bool KeepsEmptyFolders => false;
+
+    protected override DateTimeOffset ExpectedLastModified(string name) => File.GetLastWriteTimeUtc(Fixture.PackPath);
+}
+
+public sealed class PreloadedFileProviderConformanceTests(FileProviderFixture fixture) : FastLoadFileProviderConformanceTests(fixture, ExclusionFilters.None)
+{
+    protected override IFileProvider Provider => Fixture.Preloaded(Filters);
+}
+
+public sealed class SensitivePreloadedFileProviderConformanceTests(FileProviderFixture fixture) : FastLoadFileProviderConformanceTests(fixture, ExclusionFilters.Sensitive)
+{
+    protected override IFileProvider Provider => Fixture.Preloaded(Filters);
 }

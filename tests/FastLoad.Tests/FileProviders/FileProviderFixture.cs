@@ -1,15 +1,22 @@
+using FastLoad.Tests.Infrastructure;
 using Microsoft.Extensions.FileProviders;
 using Microsoft.Extensions.FileProviders.Physical;
 
 namespace FastLoad.Tests.FileProviders;
 
 /// <summary>
-/// One folder with the awkward cases (empty, block-boundary and multi-block sizes, deep, dot-prefixed, spaces, non-ASCII,
-/// case), a pack of it over small blocks, and a preloaded copy of it: the three providers the conformance suite compares.
+/// One folder with the awkward cases (empty, block-boundary and multi-block sizes, deep, dot-prefixed files and folders,
+/// spaces, non-ASCII, case, an empty folder, and on Linux a FIFO and dangling and folder links beside a good file), a
+/// pack of it over small blocks, and a preloaded copy of it: the three providers the conformance suite compares, each
+/// with <see cref="ExclusionFilters.None"/> and with <see cref="ExclusionFilters.Sensitive"/>.
 /// </summary>
 public sealed class FileProviderFixture : IAsyncLifetime
 {
     private const int PackBlockSize = 64 * 1024;
+
+    private readonly Dictionary<ExclusionFilters, IFileProvider> _physical = [];
+    private readonly Dictionary<ExclusionFilters, PackFileProvider> _packs = [];
+    private readonly Dictionary<ExclusionFilters, PreloadedFileProvider> _preloaded = [];
 
     public FileProviderFixture()
     {
@@ -24,14 +31,22 @@ public sealed class FileProviderFixture : IAsyncLifetime
 
     public string PackPath { get; }
 
-    /// <summary>Gets every file of the folder: name with '/' -> contents.</summary>
+    /// <summary>Gets every regular file of the folder: name with '/' -> contents.</summary>
     public Dictionary<string, byte[]> Files { get; } = new(StringComparer.Ordinal);
 
-    public PhysicalFileProvider Physical { get; private set; } = null!;
+    /// <summary>Gets the entries of <c>bad/</c> that hold no file to serve (Linux only): a FIFO, a dangling link, a link to a folder.</summary>
+    public static string[] SpecialEntries { get; } = OperatingSystem.IsLinux() ? ["dangling", "fifo", "linked/"] : [];
 
-    public PackFileProvider Pack { get; private set; } = null!;
+    /// <summary>Gets the time every file and folder of the site was last written: long before any test runs.</summary>
+    public static DateTimeOffset SiteTime { get; } = new(2021, 3, 4, 5, 6, 7, TimeSpan.Zero);
 
-    public PreloadedFileProvider Preloaded { get; private set; } = null!;
+    public IFileProvider Physical(ExclusionFilters filters) => _physical[filters];
+
+    public PackFileProvider Pack(ExclusionFilters filters) => _packs[filters];
+
+    public PreloadedFileProvider Preloaded(ExclusionFilters filters) => _preloaded[filters];
+
+    public string PathOf(string name) => Path.Combine(Folder, name);
 
     public async Task InitializeAsync()
     {
@@ -42,24 +57,50 @@ public sealed class FileProviderFixture : IAsyncLifetime
         Add("ünïcødé.json", 44);
         Add(".dotfile", 5);
         Add(".hidden/secret.txt", 6);
+        Add("a.txt", 3);
         Add("a/4095.bin", 4095);
         Add("a/4096.bin", 4096);
         Add("a/4097.bin", 4097);
+        Add("a/.dot", 7);
+        Add("a/.inner/x.txt", 8);
         Add("a/b/c/deep.json", 100);
         Add("big/multi-block.bin", (3 * PackBlockSize) + 17);
         Add("big/several-mib.bin", (3 * 1024 * 1024) + 5);
-        await PackWriter.CreateAsync(PackPath, Folder, new PackOptions { BlockSize = PackBlockSize });
-        Physical = new PhysicalFileProvider(Folder, ExclusionFilters.None);
-        Pack = await PackFileProvider.OpenAsync(PackPath);
-        Preloaded = await PreloadedFileProvider.LoadAsync(Folder);
+        Add("folders/x.txt", 9);
+        Directory.CreateDirectory(PathOf("folders/empty"));
+        Add("bad/good.txt", 11);
+        if (OperatingSystem.IsLinux())
+        {
+            File.CreateSymbolicLink(PathOf("bad/dangling"), PathOf("bad/nowhere"));
+            Directory.CreateSymbolicLink(PathOf("bad/linked"), PathOf("a/b"));
+            Native.CreateFifo(PathOf("bad/fifo"));
+        }
+
+        // Folders last: writing into a folder moves its time.
+        foreach (string folder in Directory.EnumerateDirectories(Folder, "*", SearchOption.AllDirectories).Where(f => !new DirectoryInfo(f).Attributes.HasFlag(FileAttributes.ReparsePoint)))
+        {
+            Directory.SetLastWriteTimeUtc(folder, SiteTime.UtcDateTime);
+        }
+
+        await PackWriter.CreateAsync(PackPath, Folder, new PackOptions { BlockSize = PackBlockSize, SkipSpecialFiles = true });
+        foreach (ExclusionFilters filters in (ExclusionFilters[])[ExclusionFilters.None, ExclusionFilters.Sensitive])
+        {
+            _physical[filters] = new PhysicalFileProvider(Folder, filters);
+            _packs[filters] = await PackFileProvider.OpenAsync(PackPath, filters: filters);
+            _preloaded[filters] = await PreloadedFileProvider.LoadAsync(Folder, filters: filters);
+        }
     }
 
     public async Task DisposeAsync()
     {
-        Physical?.Dispose();
-        if (Pack is not null)
+        foreach (IFileProvider physical in _physical.Values)
         {
-            await Pack.DisposeAsync();
+            (physical as IDisposable)?.Dispose();
+        }
+
+        foreach (PackFileProvider pack in _packs.Values)
+        {
+            await pack.DisposeAsync();
         }
 
         try
@@ -82,9 +123,10 @@ public sealed class FileProviderFixture : IAsyncLifetime
             data[i] = (byte)('a' + (i % 7));
         }
 
-        string path = Path.Combine(Folder, name);
+        string path = PathOf(name);
         Directory.CreateDirectory(Path.GetDirectoryName(path)!);
         File.WriteAllBytes(path, data);
+        File.SetLastWriteTimeUtc(path, SiteTime.UtcDateTime.AddMinutes(Files.Count));
         Files.Add(name, data);
     }
 }

@@ -1,5 +1,6 @@
 using FastLoad.Tests.Infrastructure;
 using Microsoft.Extensions.FileProviders;
+using Microsoft.Extensions.FileProviders.Physical;
 using Microsoft.Extensions.Primitives;
 
 namespace FastLoad.Tests.FileProviders;
@@ -52,6 +53,54 @@ public class PackFileProviderTests : TempDirectoryTestBase
 
         Assert.Throws<ObjectDisposedException>(() => stream.ReadExactly(new byte[10]));
         Assert.Throws<ObjectDisposedException>(() => provider.Reader.LoadAllAsync());
+    }
+
+    [Fact]
+    public async Task DisposeAsync_StreamThatHasStartedReading_ReadsOnToItsEnd()
+    {
+        // The stream holds the decoded entry from its first read: it finishes, as a FileStream outlives its
+        // PhysicalFileProvider (docs/integrations.md). A stream that has not read yet throws (the test above).
+        byte[] data = await PackOneAsync();
+        PackFileProvider provider = await PackFileProvider.OpenAsync(PackPath);
+        using Stream stream = provider.GetFileInfo("dir/f.bin").CreateReadStream();
+        byte[] all = new byte[data.Length];
+        stream.ReadExactly(all.AsSpan(0, 10));
+
+        await provider.DisposeAsync();
+        stream.ReadExactly(all.AsSpan(10));
+
+        Assert.Equal(data, all);
+    }
+
+    [Fact]
+    public async Task OpenAsync_DefaultFilters_HideDotPrefixedEntriesAsPhysicalFileProviderDoes()
+    {
+        WriteFile("site/index.html", 10);
+        WriteFile("site/.env", 20);
+        WriteFile("site/.well-known/security.txt", 30);
+        await PackWriter.CreateAsync(PackPath, Path.Combine(Root, "site"));
+
+        await using PackFileProvider provider = await PackFileProvider.OpenAsync(PackPath);
+
+        Assert.Equal(ExclusionFilters.Sensitive, provider.Filters);
+        Assert.False(provider.GetFileInfo(".env").Exists);
+        Assert.Equal(["index.html"], provider.GetDirectoryContents("").Select(entry => entry.Name));
+        // The file's own name decides, as on disk: a dot-prefixed folder is left out of listings, its files are served.
+        Assert.Equal(30, provider.GetFileInfo(".well-known/security.txt").Length);
+        Assert.Equal(["security.txt"], provider.GetDirectoryContents(".well-known").Select(entry => entry.Name));
+    }
+
+    [Fact]
+    public async Task OpenAsync_FiltersNone_ServesEveryEntry()
+    {
+        WriteFile("site/.env", 20);
+        await PackWriter.CreateAsync(PackPath, Path.Combine(Root, "site"));
+        await using PackReader reader = await PackReader.OpenAsync(PackPath);
+
+        var provider = new PackFileProvider(reader, filters: ExclusionFilters.None);
+
+        Assert.Equal(20, provider.GetFileInfo(".env").Length);
+        Assert.Equal([".env"], provider.GetDirectoryContents("").Select(entry => entry.Name));
     }
 
     [Fact]

@@ -2,7 +2,9 @@ using FastLoad.Tests.Infrastructure;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.FileProviders;
+using Microsoft.Extensions.FileProviders.Physical;
 using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
 
 namespace FastLoad.Tests.Hosting;
 
@@ -98,6 +100,61 @@ public class FileProviderHostingTests : TempDirectoryTestBase
         await Assert.ThrowsAsync<InvalidOperationException>(() => services.AddFastLoadPreloadedFolderAsync("big", Path.Combine(Root, "big"), memoryLimit: 1000));
 
         Assert.Empty(services);
+    }
+
+    [LinuxFact]
+    public async Task AddFastLoadPreloadedFolderAsync_FolderWithAFifo_ServesTheRestAndLogsTheFifoWhenTheHostStarts()
+    {
+        WriteFile("templates/page.html", 300);
+        string fifo = Native.CreateFifo(Path.Combine(Root, "templates", "pipe"));
+
+        var logs = new ListLoggerFactory();
+        HostApplicationBuilder builder = Host.CreateEmptyApplicationBuilder(new HostApplicationBuilderSettings { ContentRootPath = Root });
+        builder.Services.AddSingleton<ILoggerFactory>(logs);
+        builder.Services.AddSingleton(typeof(ILogger<>), typeof(Logger<>));
+
+        PreloadedFileProvider templates = await builder.AddFastLoadPreloadedFolderAsync("templates", "templates");
+        using IHost host = builder.Build();
+        Assert.DoesNotContain(logs.Entries, entry => entry.Id.Id == FastLoadEventId.PreloadedEntrySkipped);
+        await host.StartAsync();
+        await host.StopAsync();
+
+        Assert.Equal(300, templates.GetFileInfo("page.html").Length);
+        Assert.Equal(fifo, Assert.Single(templates.Skipped).Path);
+        var logged = Assert.Single(logs.Entries, entry => entry.Id.Id == FastLoadEventId.PreloadedEntrySkipped);
+        Assert.Equal(LogLevel.Warning, logged.Level);
+        Assert.Contains(fifo, logged.Message, StringComparison.Ordinal);
+        Assert.Contains("templates", logged.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task AddFastLoadPreloadedFolderAsync_NothingSkipped_RegistersNoStartupReport()
+    {
+        WriteFile("templates/page.html", 300);
+        var services = new ServiceCollection();
+
+        await services.AddFastLoadPreloadedFolderAsync("templates", Path.Combine(Root, "templates"));
+
+        Assert.DoesNotContain(services, service => service.ServiceType == typeof(IHostedService));
+    }
+
+    [Theory]
+    [InlineData(ExclusionFilters.Sensitive, false)]
+    [InlineData(ExclusionFilters.None, true)]
+    public async Task AddFastLoadPackAndFolder_Filters_DecideWhetherDotFilesAreServed(ExclusionFilters filters, bool served)
+    {
+        WriteFile("site/.env", 10);
+        WriteFile("site/index.html", 10);
+        await PackWriter.CreateAsync(PackPath, Path.Combine(Root, "site"));
+        var services = new ServiceCollection();
+
+        PackFileProvider pack = await services.AddFastLoadPackAsync("site", PackPath, filters);
+        PreloadedFileProvider folder = await services.AddFastLoadPreloadedFolderAsync("folder", Path.Combine(Root, "site"), filters: filters);
+
+        await using ServiceProvider provider = services.BuildServiceProvider();
+        Assert.Equal(served, pack.GetFileInfo(".env").Exists);
+        Assert.Equal(served, folder.GetFileInfo(".env").Exists);
+        Assert.True(folder.GetFileInfo("index.html").Exists);
     }
 
     [Fact]

@@ -23,4 +23,10 @@ public static class FastLoadEventId
 
     /// <summary>A file could not be loaded (Warning).</summary>
     public const int FileFailed = 1101;
+
+    /// <summary>
+    /// An entry of a folder preloaded by <c>FastLoad.Hosting</c> was skipped, as <see cref="FileFailed"/> would have said
+    /// had the folder been loaded with a logger; logged when the host starts, with the reason (Warning).
+    /// </summary>
+    public const int PreloadedEntrySkipped = 1102;
 }
