@@ -132,14 +132,15 @@ public class PreloadedFileProviderTests : TempDirectoryTestBase
         string fifo = Native.CreateFifo(Path.Combine(Folder, "pipe"));
         string linked = Path.Combine(Folder, "linked");
         Directory.CreateSymbolicLink(linked, Root);
-        var logs = new ListLoggerFactory();
-        var loader = new FileLoader(new FileLoaderOptions { ErrorHandling = LoadErrorHandling.Throw }, logs);
+        var logs = new FakeLogCollector();
+        using var loggerFactory = new LoggerFactory([new FakeLoggerProvider(logs)]);
+        var loader = new FileLoader(new FileLoaderOptions { ErrorHandling = LoadErrorHandling.Throw }, loggerFactory);
 
         PreloadedFileProvider provider = await PreloadedFileProvider.LoadAsync(Folder, loader: loader);
 
         Assert.Equal(1, provider.FileCount);
         Assert.Equal([linked, fifo], provider.Skipped.Select(skipped => skipped.Path));
-        string[] logged = [.. logs.Entries.Where(entry => entry.Id.Id == FastLoadEventId.FileFailed).Select(entry => entry.Message)];
+        string[] logged = [.. logs.GetSnapshot().Where(entry => entry.Id.Id == FastLoadEventId.FileFailed).Select(entry => entry.Message)];
         Assert.Equal(2, logged.Length);
         Assert.Contains(logged, message => message.Contains(linked, StringComparison.Ordinal));
         Assert.Contains(logged, message => message.Contains(fifo, StringComparison.Ordinal));

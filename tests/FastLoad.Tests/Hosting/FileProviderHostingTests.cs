@@ -108,20 +108,21 @@ public class FileProviderHostingTests : TempDirectoryTestBase
         WriteFile("templates/page.html", 300);
         string fifo = Native.CreateFifo(Path.Combine(Root, "templates", "pipe"));
 
-        var logs = new ListLoggerFactory();
+        var logs = new FakeLogCollector();
+        using var loggerFactory = new LoggerFactory([new FakeLoggerProvider(logs)]);
         HostApplicationBuilder builder = Host.CreateEmptyApplicationBuilder(new HostApplicationBuilderSettings { ContentRootPath = Root });
-        builder.Services.AddSingleton<ILoggerFactory>(logs);
+        builder.Services.AddSingleton<ILoggerFactory>(loggerFactory);
         builder.Services.AddSingleton(typeof(ILogger<>), typeof(Logger<>));
 
         PreloadedFileProvider templates = await builder.AddFastLoadPreloadedFolderAsync("templates", "templates");
         using IHost host = builder.Build();
-        Assert.DoesNotContain(logs.Entries, entry => entry.Id.Id == FastLoadEventId.PreloadedEntrySkipped);
+        Assert.DoesNotContain(logs.GetSnapshot(), entry => entry.Id.Id == FastLoadEventId.PreloadedEntrySkipped);
         await host.StartAsync();
         await host.StopAsync();
 
         Assert.Equal(300, templates.GetFileInfo("page.html").Length);
         Assert.Equal(fifo, Assert.Single(templates.Skipped).Path);
-        var logged = Assert.Single(logs.Entries, entry => entry.Id.Id == FastLoadEventId.PreloadedEntrySkipped);
+        var logged = Assert.Single(logs.GetSnapshot(), entry => entry.Id.Id == FastLoadEventId.PreloadedEntrySkipped);
         Assert.Equal(LogLevel.Warning, logged.Level);
         Assert.Contains(fifo, logged.Message, StringComparison.Ordinal);
         Assert.Contains("templates", logged.Message, StringComparison.Ordinal);
