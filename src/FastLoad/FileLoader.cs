@@ -43,8 +43,9 @@ public sealed class FileLoader
     /// </param>
     /// <param name="meterFactory">
     /// Where the <see cref="FastLoadMetrics.MeterName"/> meter comes from; <see langword="null"/> for a process-wide meter, which is
-    /// created in the background after the process's first load (creating a meter costs a new process more than loading
-    /// a few hundred files). What loads record before then is recorded when it exists.
+    /// created in the background after the process's first load, at the garbage collection that follows it (creating a
+    /// meter costs a new process more than loading a few hundred files, and starting a thread for it as much as a small
+    /// load). What loads record before then is recorded when it exists.
     /// </param>
     /// <exception cref="ArgumentException"><paramref name="options"/> has a value out of range or an invalid combination; the message names it.</exception>
     public FileLoader(

@@ -8,6 +8,9 @@ namespace FastLoad.Engine;
 /// </summary>
 internal sealed class GuardedLogger(ILogger inner) : ILogger
 {
+    /// <summary><paramref name="logger"/> guarded, once.</summary>
+    public static ILogger Wrap(ILogger logger) => logger as GuardedLogger ?? new GuardedLogger(logger);
+
     public IDisposable? BeginScope<TState>(TState state)
         where TState : notnull
     {

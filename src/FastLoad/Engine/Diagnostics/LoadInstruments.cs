@@ -5,8 +5,9 @@ namespace FastLoad.Engine;
 /// <summary>
 /// The instruments a loader records to: from the host's <see cref="IMeterFactory"/> (created with the loader), or one
 /// process-wide meter. Creating a meter costs a new process more than loading a few hundred files, so the process-wide
-/// one is created in the background once a load has finished or grown large; what loads record before then is kept and
-/// recorded when it exists, so that no file goes uncounted. Gauges of what runs now (active reads, parallelism) start
+/// one is created in the background: after the garbage collection that follows a process's first load, by a reader
+/// thread that has finished, or at once when a load has recorded many files; what loads record before then is kept
+/// and recorded when it exists, so that no file goes uncounted. Gauges of what runs now (active reads, parallelism) start
 /// with the instruments.
 /// </summary>
 internal sealed class LoadInstruments
@@ -36,16 +37,29 @@ internal sealed class LoadInstruments
 
     private Instruments? Current => _own ?? Volatile.Read(ref s_shared);
 
-    /// <summary>Starts the process-wide instruments' creation on a thread of its own, if they are used and not started yet.</summary>
-    /// <param name="soon">Create them now rather than after a pause (many measurements are waiting).</param>
+    /// <summary>Starts the process-wide instruments' creation, if they are used and not started yet.</summary>
+    /// <param name="soon">
+    /// Create them now, on a thread of their own (many measurements are waiting); otherwise on the finalizer thread after
+    /// the next garbage collection, so that a load starts no thread for them.
+    /// </param>
     public void RequestCreation(bool soon = false)
     {
-        if (ClaimCreation())
+        if (!ClaimCreation())
+        {
+            return;
+        }
+
+        if (soon)
         {
             // A thread of its own rather than the thread pool, which a new process would have to start first.
-            var thread = new Thread(static delay => CreateShared((TimeSpan)delay!)) { IsBackground = true, Name = "FastLoad metrics" };
-            thread.UnsafeStart(soon ? TimeSpan.Zero : CreationDelay);
+            var thread = new Thread(static _ => CreateShared(TimeSpan.Zero)) { IsBackground = true, Name = "FastLoad metrics" };
+            thread.UnsafeStart(null);
+            return;
         }
+
+        // Starting a thread costs the calling one a few hundred microseconds in a new process, as much as a small load;
+        // the finalizer thread runs in every process already (the runtime trims ArrayPool.Shared the same way).
+        _ = new CreateAfterCollection();
     }
 
     /// <summary>
@@ -144,6 +158,22 @@ internal sealed class LoadInstruments
         catch (Exception)
         {
             return false;
+        }
+    }
+
+    /// <summary>Unreachable as soon as it is made: its finalizer creates the instruments after the next collection.</summary>
+    private sealed class CreateAfterCollection
+    {
+        ~CreateAfterCollection()
+        {
+            try
+            {
+                CreateShared(TimeSpan.Zero);
+            }
+            catch (Exception)
+            {
+                // Nothing may escape a finalizer; without instruments, loads keep their totals pending.
+            }
         }
     }
 

@@ -15,11 +15,11 @@ internal static class FilePlanner
     /// none): .NET decodes a file name that is not valid UTF-8 with U+FFFD in place of the bad bytes, so two entries of
     /// one listing can come out as the same string; the second and later ones are marked.
     /// </summary>
-    public static (string[] Paths, HashSet<int>? Undecodable) Enumerate(FileSet files, CancellationToken cancellationToken)
+    /// <remarks>The sets are made only where a name holds U+FFFD, so that the common load never loads their types.</remarks>
+    public static string[] Enumerate(FileSet files, CancellationToken cancellationToken, out UndecodableNames? undecodable)
     {
         string[] paths = files.ToPathArray();
-        HashSet<int>? undecodable = null;
-        HashSet<string>? seenWithReplacement = null;
+        undecodable = null;
         for (int index = 0; index < paths.Length; index++)
         {
             if ((index & 1023) == 0)
@@ -27,14 +27,13 @@ internal static class FilePlanner
                 cancellationToken.ThrowIfCancellationRequested();
             }
 
-            if (paths[index].Contains(ReplacementCharacter, StringComparison.Ordinal)
-                && !(seenWithReplacement ??= new(StringComparer.Ordinal)).Add(paths[index]))
+            if (paths[index].Contains(ReplacementCharacter, StringComparison.Ordinal))
             {
-                (undecodable ??= []).Add(index);
+                (undecodable ??= new UndecodableNames()).Add(paths[index], index);
             }
         }
 
-        return (paths, undecodable);
+        return paths;
     }
 
     /// <summary>The error of a path that cannot be opened by name, or <see langword="null"/>.</summary>

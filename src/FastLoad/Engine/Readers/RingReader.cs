@@ -31,10 +31,6 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     private const ulong OperationRead = 2;
     private const ulong OperationClose = 3;
 
-    // Before Linux 5.15 io_uring treats a file opened O_NONBLOCK as one whose reads must not wait, so a cold read comes
-    // back EAGAIN; the flag (which keeps the open of a FIFO from blocking) is cleared once the file is known regular.
-    private static readonly bool ClearsNonBlocking = Environment.OSVersion.Version < new Version(5, 15);
-
     private readonly LoadRun _run;
     private readonly IoUring _ring;
     private readonly Slot[] _slots;
@@ -65,7 +61,10 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
 
         // Pinned, so that the kernel can read a path until its open completes; the GC frees it with the reader.
         _paths = GC.AllocateUninitializedArray<byte>(depth * PathCapacity, pinned: true);
-        _clearNonBlocking = ClearsNonBlocking || run.Hooks.SimulateKernelBefore515;
+        // Before Linux 5.15 io_uring treats a file opened O_NONBLOCK as one whose reads must not wait, so a cold read
+        // comes back EAGAIN; the flag (which keeps the open of a FIFO from blocking) is cleared once the file is known
+        // regular. No flag marks 5.15 itself: kernels without 5.17's are treated as older (an fcntl more per file).
+        _clearNonBlocking = (ring.Features & Interop.IoUringFeatureCqeSkip) == 0 || run.Hooks.SimulateKernelBefore515;
         _parallelismCounted = run.Instruments.ParallelismChanged(depth);
     }
 
@@ -471,9 +470,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
 
         try
         {
-            FileContents contents = settings.UsesNativeBlock(length)
-                ? NativeBlockPool.Rent(length)
-                : new PooledContents(settings.Pool.Rent((int)length), (int)length, settings.Pool);
+            FileContents contents = settings.UsesNativeBlock(length) ? NativeBlockPool.Rent(length) : RentArray(settings, length);
             slot.Contents = contents;
             slot.Pin = contents.Pin();
             while (!_ring.TryRead(slot.Fd, (byte*)slot.Pin.Pointer, (uint)length, 0, UserData(slot.Number, OperationRead)))
@@ -496,6 +493,10 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
         _inKernel++;
         return 0;
     }
+
+    // Out of line: with the default buffers a load never takes an array, nor sets up a pool for one.
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+    private static PooledContents RentArray(ReadSettings settings, long length) => new(settings.Pool.Rent((int)length), (int)length, settings.Pool);
 
     /// <summary>A read completed: publishes the file, finishing a short read on this thread.</summary>
     private int ReadCompleted(Slot slot, int result)

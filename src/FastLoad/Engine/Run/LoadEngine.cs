@@ -23,7 +23,7 @@ internal sealed class LoadEngine(FileLoaderOptions options, TimeProvider time, L
     /// Where to log, failures contained; <see langword="null"/> when the loader has no logger, so that logging costs
     /// nothing.
     /// </summary>
-    public ILogger? Logger { get; } = logger is null or GuardedLogger ? logger : new GuardedLogger(logger);
+    public ILogger? Logger { get; } = logger is null ? null : GuardedLogger.Wrap(logger);
 
     public LoadTestHooks Hooks { get; } = hooks;
 
@@ -48,8 +48,7 @@ internal sealed class LoadEngine(FileLoaderOptions options, TimeProvider time, L
         ILogger? logger = Logger;
         return new ReadSettings
         {
-            Pool = Options.BufferPool ?? ArrayPool<byte>.Shared,
-            UsesDefaultBuffers = Options.BufferPool is null,
+            OwnPool = Options.BufferPool,
             Buffering = Options.Buffering,
             MemoryMapped = Options.UseMemoryMapping,
             SimulateRefusal = Hooks.SimulateUnbufferedRefusal,

@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using System.Runtime.ExceptionServices;
 using System.Threading.Tasks.Sources;
 using FastLoad.FileSystem;
@@ -27,8 +28,7 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
 
     // Consumer side, guarded by _sync.
     private readonly object _sync = new();
-    private readonly Queue<LoadedFile> _ready = new();
-    private readonly Dictionary<int, LoadedFile>? _outOfOrder;
+    private DeliveryQueue _ready = null!;
     private List<LoadFailure>? _failures;
     private ManualResetValueTaskSourceCore<bool> _signal;
     private bool _consumerWaiting;
@@ -42,7 +42,7 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     private TaskCompletionSource? _readersExited;
 
     private string[] _paths = [];
-    private HashSet<int>? _undecodable;
+    private UndecodableNames? _undecodable;
     private SemaphoreSlim? _deliverySlots;
     private CancellationTokenRegistration _stopRegistration;
     private ConsumerThreadReader? _consumerReader;
@@ -68,7 +68,6 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
         Logger = engine.Logger;
         Hooks = engine.Hooks;
         _inputOrder = Options.Ordering == LoadOrdering.Input;
-        _outOfOrder = _inputOrder ? [] : null;
         Budget = new ByteBudget(Options.MemoryBudget);
         if (!cancellationToken.CanBeCanceled || cancellationToken == enumeratorCancellationToken)
         {
@@ -169,8 +168,7 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
 
             lock (_sync)
             {
-                if (_ready.Count > 0
-                    || _outOfOrder?.ContainsKey(_nextIndex) == true
+                if (_ready.HasNext(_nextIndex)
                     || _handedOver == _paths.Length
                     || _fault is not null
                     || _stop.IsCancellationRequested)
@@ -244,6 +242,7 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     /// <summary>Stops the load, waits for the reads in flight, and returns the buffer of every file not handed over.</summary>
     public ValueTask DisposeAsync()
     {
+        bool complete;
         lock (_sync)
         {
             if (_disposed)
@@ -252,35 +251,48 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
             }
 
             _disposed = true;
+            complete = _started && _handedOver == _paths.Length;
         }
 
-        _stop.Cancel();
+        // A load that handed every file over has nothing left to stop: its readers are leaving (canceling would only
+        // cost its callbacks' preparation).
+        if (!complete)
+        {
+            _stop.Cancel();
+        }
 
         // The kernel writes into the consumer's ring's buffers until its reads complete: waited for before anything is returned.
         _consumerReader?.Dispose();
-        Task readersExited;
+        bool readersRunning;
         lock (_sync)
         {
             WaitForIdleReadersLocked();
-            readersExited = _activeReaders == 0
-                ? Task.CompletedTask
-                : (_readersExited ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously)).Task;
+            readersRunning = _activeReaders > 0;
         }
 
-        Task pipeline = Readers.PipelineCompletion;
-        if (readersExited.IsCompleted && pipeline.IsCompleted)
+        if (!readersRunning && Readers.PipelineCompletion.IsCompleted)
         {
             Release();
             return default;
         }
 
-        return DisposeSlowAsync(readersExited, pipeline);
+        return DisposeSlowAsync();
     }
 
-    private async ValueTask DisposeSlowAsync(Task readersExited, Task pipeline)
+    // Out of line, so that a load whose readers are done when it is disposed never loads what waiting takes.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private async ValueTask DisposeSlowAsync()
     {
+        Task readersExited;
+        lock (_sync)
+        {
+            readersExited = _activeReaders == 0
+                ? Task.CompletedTask
+                : (_readersExited ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously)).Task;
+        }
+
         await readersExited.ConfigureAwait(false);
-        await pipeline.ConfigureAwait(false);
+        await Readers.PipelineCompletion.ConfigureAwait(false);
         Release();
     }
 
@@ -289,20 +301,7 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     {
         lock (_sync)
         {
-            while (_ready.TryDequeue(out LoadedFile? file))
-            {
-                file.Dispose();
-            }
-
-            if (_outOfOrder is not null)
-            {
-                foreach (LoadedFile file in _outOfOrder.Values)
-                {
-                    file.Dispose();
-                }
-
-                _outOfOrder.Clear();
-            }
+            _ready?.DisposeAll();
         }
 
         _stopRegistration.Dispose();
@@ -450,7 +449,7 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     private void Start()
     {
         _started = true;
-        (_paths, _undecodable) = FilePlanner.Enumerate(_files, _cancellationToken);
+        _paths = FilePlanner.Enumerate(_files, _cancellationToken, out _undecodable);
         _stopRegistration = _stop.Token.UnsafeRegister(static state => ((LoadRun)state!).OnStopped(), this);
         if (_inputOrder)
         {
@@ -459,7 +458,7 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
 
         if (_paths.Length == 0)
         {
-            _deliverySlots = new SemaphoreSlim(1);
+            OpenDeliveryWindow(1);
             return;
         }
 
@@ -470,7 +469,11 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     /// Bounds the files claimed and not yet handed over (by count, beside the budget's bytes, so that a set of empty or
     /// failing files cannot pile up); with input order it is also the reorder window. Set by the readers before any claim.
     /// </summary>
-    internal void OpenDeliveryWindow(int files) => _deliverySlots = new SemaphoreSlim(files);
+    internal void OpenDeliveryWindow(int files)
+    {
+        _ready = new DeliveryQueue(files, _inputOrder);
+        _deliverySlots = new SemaphoreSlim(files);
+    }
 
     /// <summary>Once every file is handed over, readers only have their loop to leave: waits for that without going asynchronous.</summary>
     private void WaitForIdleReadersLocked()
@@ -487,16 +490,22 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
         if (!_finished)
         {
             _finished = true;
-            Logger?.LoadCompleted(
-                _fileCount,
-                _byteCount,
-                (long)Time.GetElapsedTime(_startTimestamp).TotalMilliseconds,
-                Readers.Parallelism().Current,
-                _failures?.Count ?? 0);
+            if (Logger is not null)
+            {
+                LogCompleted(Logger);
+            }
         }
 
         return false;
     }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void LogCompleted(ILogger logger) => logger.LoadCompleted(
+        _fileCount,
+        _byteCount,
+        (long)Time.GetElapsedTime(_startTimestamp).TotalMilliseconds,
+        Readers.Parallelism().Current,
+        _failures?.Count ?? 0);
 
     private void OnStopped()
     {
@@ -529,16 +538,8 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
         bool wake;
         lock (_sync)
         {
-            if (_inputOrder)
-            {
-                _outOfOrder!.Add(file.Index, file);
-                wake = file.Index == _nextIndex;
-            }
-            else
-            {
-                _ready.Enqueue(file);
-                wake = true;
-            }
+            _ready.Add(file);
+            wake = !_inputOrder || file.Index == _nextIndex;
 
             if (wake && _consumerBlocked)
             {
@@ -560,19 +561,18 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
 
     private bool TryTakeLocked([System.Diagnostics.CodeAnalysis.NotNullWhen(true)] out LoadedFile? file)
     {
-        if (_inputOrder)
+        if (!_ready.TryTake(_nextIndex, out file))
         {
-            if (_outOfOrder!.Remove(_nextIndex, out file))
-            {
-                _nextIndex++;
-                Budget.SetDue(_nextIndex);
-                return true;
-            }
-
             return false;
         }
 
-        return _ready.TryDequeue(out file);
+        if (_inputOrder)
+        {
+            _nextIndex++;
+            Budget.SetDue(_nextIndex);
+        }
+
+        return true;
     }
 
     /// <summary>Releases the file's budget and slot and records it; throws its error with <see cref="LoadErrorHandling.Throw"/>.</summary>
@@ -588,17 +588,23 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
         }
         else
         {
-            (_failures ??= []).Add(new LoadFailure(file.Path, file.Error));
-            Logger?.FileFailed(file.Path, file.Error);
-            if (Options.ErrorHandling == LoadErrorHandling.Throw)
-            {
-                file.Dispose();
-                ExceptionDispatchInfo.Throw(file.Error);
-            }
+            HandOverFailure(file);
         }
 
         Current = file;
         return true;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void HandOverFailure(LoadedFile file)
+    {
+        (_failures ??= []).Add(new LoadFailure(file.Path, file.Error!));
+        Logger?.FileFailed(file.Path, file.Error!);
+        if (Options.ErrorHandling == LoadErrorHandling.Throw)
+        {
+            file.Dispose();
+            ExceptionDispatchInfo.Throw(file.Error!);
+        }
     }
 
     private void ThrowIfStoppedLocked()

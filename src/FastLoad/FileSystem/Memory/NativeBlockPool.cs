@@ -34,19 +34,8 @@ internal static unsafe class NativeBlockPool
     private const int LargeSizeClassesPerDoubling = 16;
     private const int PageSize = 4096;
 
-    // The classes of blocks mapped one by one: from the first above SmallFileLimit to MaxPooledLength.
-    private static readonly int FirstBucketClass = SizeClasses.Index(SmallFileLimit) + 1;
-
-    /// <summary>Idle large blocks kept at most: an eighth of the memory the runtime may use, at most 4 GiB.</summary>
-    private static readonly long LargeRetainedLimit = Math.Min(4L << 30, GC.GetGCMemoryInfo().TotalAvailableMemoryBytes / 8);
-
-    private static readonly List<IdleBlock> IdleLargeBlocks = [];
-    private static Timer? s_largeBlockTrimmer;
-    private static long s_retainedLarge;
-
-    private static readonly BlockStack[] Buckets = CreateBuckets();
-
-    private static long s_retained;
+    // The static state of each kind of block lives in a class of its own (Pooled, Large), set up when that kind is first
+    // rented: a load of small files in a new process then sets up only the slabs.
 
     /// <summary>What a buffer for <paramref name="length"/> bytes really occupies: its size class.</summary>
     public static long Footprint(long length) => length switch
@@ -72,9 +61,126 @@ internal static unsafe class NativeBlockPool
     /// Whether the kernel fills it with unbuffered reads (it then gets transparent huge pages, see
     /// <see cref="Allocate"/>).
     /// </param>
-    public static NativeContents Rent(long capacity, bool forUnbufferedReads = false)
+    public static NativeContents Rent(long capacity, bool forUnbufferedReads = false) => capacity switch
     {
-        if (capacity > MaxPooledLength)
+        <= SmallFileLimit => SmallBlockPool.Rent(capacity),
+        <= MaxPooledLength => Pooled.Rent(capacity, forUnbufferedReads),
+        _ => Large.Rent(capacity, forUnbufferedReads),
+    };
+
+    /// <summary><paramref name="size"/> rounded up to a whole number of pages.</summary>
+    internal static long RoundUpToPage(long size) => (size + PageSize - 1) & ~(long)(PageSize - 1);
+
+    /// <summary>Frees every idle block up to <see cref="MaxPooledLength"/> (tests start from an empty pool).</summary>
+    internal static void FreeIdlePooledBlocks()
+    {
+        SmallBlockPool.FreeRetained();
+        Pooled.FreeIdle();
+    }
+
+    /// <summary>
+    /// Frees the large blocks idle for <see cref="LargeBlockIdleTime"/> at <paramref name="now"/>
+    /// (<see cref="Environment.TickCount64"/>); stops the timer once none is left.
+    /// </summary>
+    internal static void TrimIdleLargeBlocks(long now) => Large.TrimIdle(now);
+
+    /// <summary>The bytes of idle blocks up to <see cref="MaxPooledLength"/> kept for reuse.</summary>
+    internal static long RetainedPooledBytes => Pooled.Retained;
+
+    /// <summary>The bytes of idle large blocks kept for reuse.</summary>
+    internal static long RetainedLargeBytes => Large.Retained;
+
+    /// <summary>Blocks up to <see cref="MaxPooledLength"/> above the slabs' sizes: a mapping each, kept while idle ones hold at most <see cref="RetainedBytesLimit"/>.</summary>
+    private static class Pooled
+    {
+        // The classes of blocks mapped one by one: from the first above SmallFileLimit to MaxPooledLength.
+        private static readonly int FirstBucketClass = SizeClasses.Index(SmallFileLimit) + 1;
+        private static readonly BlockStack[] Buckets = CreateBuckets();
+        private static long s_retained;
+
+        public static long Retained => Volatile.Read(ref s_retained);
+
+        public static NativeContents Rent(long capacity, bool forUnbufferedReads)
+        {
+            BlockStack bucket = Buckets[SizeClasses.Index(capacity) - FirstBucketClass];
+            byte* block = TakeIdleBlock(bucket);
+            if (block is null)
+            {
+                block = Allocate(bucket.BlockSize, forUnbufferedReads);
+            }
+
+            return NativeContents.Rent(bucket, block, capacity);
+        }
+
+        public static void FreeIdle()
+        {
+            foreach (BlockStack bucket in Buckets)
+            {
+                for (byte* block = TakeIdleBlock(bucket); block is not null; block = TakeIdleBlock(bucket))
+                {
+                    Free(block, bucket.BlockSize);
+                }
+            }
+        }
+
+        /// <summary>Keeps the block for reuse while the idle blocks stay within the retained limit; frees it otherwise.</summary>
+        public static void Return(BlockStack bucket, byte* block)
+        {
+            if (Interlocked.Add(ref s_retained, bucket.BlockSize) > RetainedBytesLimit)
+            {
+                Interlocked.Add(ref s_retained, -bucket.BlockSize);
+                Free(block, bucket.BlockSize);
+                return;
+            }
+
+            bucket.Push(block);
+        }
+
+        private static byte* TakeIdleBlock(BlockStack bucket)
+        {
+            byte* block = bucket.TryPop();
+            if (block is not null)
+            {
+                Interlocked.Add(ref s_retained, -bucket.BlockSize);
+            }
+
+            return block;
+        }
+
+        private static BlockStack[] CreateBuckets()
+        {
+            var buckets = new BlockStack[SizeClasses.Index(MaxPooledLength) - FirstBucketClass + 1];
+            for (int bucket = 0; bucket < buckets.Length; bucket++)
+            {
+                buckets[bucket] = new BlockStack(SizeClasses.SizeOf(FirstBucketClass + bucket));
+            }
+
+            return buckets;
+        }
+    }
+
+    /// <summary>Blocks over <see cref="MaxPooledLength"/>: in size classes 1/16 apart, kept briefly while idle.</summary>
+    private static class Large
+    {
+        /// <summary>Idle large blocks kept at most: an eighth of the memory the runtime may use, at most 4 GiB.</summary>
+        private static readonly long RetainedLimit = Math.Min(4L << 30, GC.GetGCMemoryInfo().TotalAvailableMemoryBytes / 8);
+
+        private static readonly List<IdleBlock> IdleLargeBlocks = [];
+        private static Timer? s_largeBlockTrimmer;
+        private static long s_retainedLarge;
+
+        public static long Retained
+        {
+            get
+            {
+                lock (IdleLargeBlocks)
+                {
+                    return s_retainedLarge;
+                }
+            }
+        }
+
+        public static NativeContents Rent(long capacity, bool forUnbufferedReads)
         {
             long sizeClass = LargeSizeClass(capacity);
             byte* large = TakeIdleLargeBlock(sizeClass);
@@ -89,146 +195,79 @@ internal static unsafe class NativeBlockPool
             return NativeContents.Wrap(large, capacity, () => ReturnLarge(large, sizeClass));
         }
 
-        if (capacity <= SmallFileLimit)
+        public static void TrimIdle(long now)
         {
-            return SmallBlockPool.Rent(capacity);
+            long cutoff = now - (long)LargeBlockIdleTime.TotalMilliseconds;
+            Free(RemoveIdleLargeBlocks(block => block.ReturnedAt <= cutoff));
         }
 
-        BlockStack bucket = Buckets[SizeClasses.Index(capacity) - FirstBucketClass];
-        byte* block = TakeIdleBlock(bucket);
-        if (block is null)
-        {
-            block = Allocate(bucket.BlockSize, forUnbufferedReads);
-        }
-
-        return NativeContents.Rent(bucket, block, capacity);
-    }
-
-    /// <summary><paramref name="size"/> rounded up to a whole number of pages.</summary>
-    internal static long RoundUpToPage(long size) => (size + PageSize - 1) & ~(long)(PageSize - 1);
-
-    private static byte* TakeIdleBlock(BlockStack bucket)
-    {
-        byte* block = bucket.TryPop();
-        if (block is not null)
-        {
-            Interlocked.Add(ref s_retained, -bucket.BlockSize);
-        }
-
-        return block;
-    }
-
-    /// <summary>Frees every idle block up to <see cref="MaxPooledLength"/> (tests start from an empty pool).</summary>
-    internal static void FreeIdlePooledBlocks()
-    {
-        SmallBlockPool.FreeRetained();
-        foreach (BlockStack bucket in Buckets)
-        {
-            for (byte* block = TakeIdleBlock(bucket); block is not null; block = TakeIdleBlock(bucket))
-            {
-                Free(block, bucket.BlockSize);
-            }
-        }
-    }
-
-    private static BlockStack[] CreateBuckets()
-    {
-        var buckets = new BlockStack[SizeClasses.Index(MaxPooledLength) - FirstBucketClass + 1];
-        for (int bucket = 0; bucket < buckets.Length; bucket++)
-        {
-            buckets[bucket] = new BlockStack(SizeClasses.SizeOf(FirstBucketClass + bucket));
-        }
-
-        return buckets;
-    }
-
-    private static byte* TakeIdleLargeBlock(long size)
-    {
-        lock (IdleLargeBlocks)
-        {
-            int index = IdleLargeBlocks.FindLastIndex(block => block.Size == size);
-            if (index < 0)
-            {
-                return null;
-            }
-
-            IdleBlock taken = IdleLargeBlocks[index];
-            IdleLargeBlocks.RemoveAt(index);
-            s_retainedLarge -= size;
-            return (byte*)taken.Address;
-        }
-    }
-
-    private static void ReturnLarge(byte* block, long size)
-    {
-        lock (IdleLargeBlocks)
-        {
-            if (s_retainedLarge + size <= LargeRetainedLimit)
-            {
-                IdleLargeBlocks.Add(new IdleBlock((IntPtr)block, size, Environment.TickCount64));
-                s_retainedLarge += size;
-
-                // The timer roots nothing but this static class and does not keep the process alive.
-                s_largeBlockTrimmer ??= new Timer(static _ => TrimIdleLargeBlocks(Environment.TickCount64), null, LargeBlockIdleTime, LargeBlockIdleTime);
-                return;
-            }
-        }
-
-        Free(block, size);
-    }
-
-    /// <summary>
-    /// Frees the large blocks idle for <see cref="LargeBlockIdleTime"/> at <paramref name="now"/>
-    /// (<see cref="Environment.TickCount64"/>); stops the timer once none is left.
-    /// </summary>
-    internal static void TrimIdleLargeBlocks(long now)
-    {
-        long cutoff = now - (long)LargeBlockIdleTime.TotalMilliseconds;
-        Free(RemoveIdleLargeBlocks(block => block.ReturnedAt <= cutoff));
-    }
-
-    private static List<IdleBlock> RemoveIdleLargeBlocks(Predicate<IdleBlock> match)
-    {
-        lock (IdleLargeBlocks)
-        {
-            List<IdleBlock> removed = IdleLargeBlocks.FindAll(match);
-            IdleLargeBlocks.RemoveAll(match);
-            foreach (IdleBlock block in removed)
-            {
-                s_retainedLarge -= block.Size;
-            }
-
-            if (IdleLargeBlocks.Count == 0 && s_largeBlockTrimmer is not null)
-            {
-                s_largeBlockTrimmer.Dispose();
-                s_largeBlockTrimmer = null;
-            }
-
-            return removed;
-        }
-    }
-
-    private static void Free(List<IdleBlock> blocks)
-    {
-        foreach (IdleBlock block in blocks)
-        {
-            Free((byte*)block.Address, block.Size);
-        }
-    }
-
-    /// <summary>The bytes of idle blocks up to <see cref="MaxPooledLength"/> kept for reuse.</summary>
-    internal static long RetainedPooledBytes => Volatile.Read(ref s_retained);
-
-    /// <summary>The bytes of idle large blocks kept for reuse.</summary>
-    internal static long RetainedLargeBytes
-    {
-        get
+        private static byte* TakeIdleLargeBlock(long size)
         {
             lock (IdleLargeBlocks)
             {
-                return s_retainedLarge;
+                int index = IdleLargeBlocks.FindLastIndex(block => block.Size == size);
+                if (index < 0)
+                {
+                    return null;
+                }
+
+                IdleBlock taken = IdleLargeBlocks[index];
+                IdleLargeBlocks.RemoveAt(index);
+                s_retainedLarge -= size;
+                return (byte*)taken.Address;
             }
         }
+
+        private static void ReturnLarge(byte* block, long size)
+        {
+            lock (IdleLargeBlocks)
+            {
+                if (s_retainedLarge + size <= RetainedLimit)
+                {
+                    IdleLargeBlocks.Add(new IdleBlock((IntPtr)block, size, Environment.TickCount64));
+                    s_retainedLarge += size;
+
+                    // The timer roots nothing but this static class and does not keep the process alive.
+                    s_largeBlockTrimmer ??= new Timer(static _ => TrimIdle(Environment.TickCount64), null, LargeBlockIdleTime, LargeBlockIdleTime);
+                    return;
+                }
+            }
+
+            NativeBlockPool.Free(block, size);
+        }
+
+        private static List<IdleBlock> RemoveIdleLargeBlocks(Predicate<IdleBlock> match)
+        {
+            lock (IdleLargeBlocks)
+            {
+                List<IdleBlock> removed = IdleLargeBlocks.FindAll(match);
+                IdleLargeBlocks.RemoveAll(match);
+                foreach (IdleBlock block in removed)
+                {
+                    s_retainedLarge -= block.Size;
+                }
+
+                if (IdleLargeBlocks.Count == 0 && s_largeBlockTrimmer is not null)
+                {
+                    s_largeBlockTrimmer.Dispose();
+                    s_largeBlockTrimmer = null;
+                }
+
+                return removed;
+            }
+        }
+
+        private static void Free(List<IdleBlock> blocks)
+        {
+            foreach (IdleBlock block in blocks)
+            {
+                NativeBlockPool.Free((byte*)block.Address, block.Size);
+            }
+        }
+
+        // A class, as are the pool's other collections' elements: the framework's code shared by every reference type is
+        // precompiled, while a collection of a struct of ours is JIT-compiled when a process first reads a large file.
+        private sealed record IdleBlock(IntPtr Address, long Size, long ReturnedAt);
     }
 
     /// <summary>
@@ -269,10 +308,6 @@ internal static unsafe class NativeBlockPool
         Interop.Munmap(block, (nuint)Math.Max(size, 1));
     }
 
-    // A class, as are the pool's other collections' elements: the framework's code shared by every reference type is
-    // precompiled, while a collection of a struct of ours is JIT-compiled when a process first reads a large file.
-    private sealed record IdleBlock(IntPtr Address, long Size, long ReturnedAt);
-
     /// <summary>The idle blocks of one size, the most recently returned on top.</summary>
     private sealed class BlockStack(int blockSize) : NativeContents.Owner
     {
@@ -291,16 +326,10 @@ internal static unsafe class NativeBlockPool
             }
         }
 
-        /// <summary>Keeps the block for reuse while the idle blocks stay within the retained limit; frees it otherwise.</summary>
-        public override void Return(byte* block)
-        {
-            if (Interlocked.Add(ref s_retained, BlockSize) > RetainedBytesLimit)
-            {
-                Interlocked.Add(ref s_retained, -BlockSize);
-                Free(block, BlockSize);
-                return;
-            }
+        public override void Return(byte* block) => Pooled.Return(this, block);
 
+        public void Push(byte* block)
+        {
             lock (_blocks)
             {
                 _blocks[_count++] = (IntPtr)block;

@@ -19,6 +19,9 @@ internal static unsafe partial class Interop
     /// <summary>IOSQE_ASYNC: the request runs on the kernel's workers rather than inline.</summary>
     internal const byte IoUringSqeAsync = 1 << 4;
     internal const uint IoUringFeatureSingleMmap = 1;
+
+    /// <summary>IORING_FEAT_CQE_SKIP, new in Linux 5.17: the first flag that proves a kernel of 5.15 or later.</summary>
+    internal const uint IoUringFeatureCqeSkip = 1 << 11;
     internal const uint IoUringRegisterProbe = 8;
     internal const ushort IoUringOpSupported = 1;
 

@@ -41,6 +41,7 @@ internal sealed unsafe class IoUring : IDisposable
         _sqes = sqes;
         _sqesSize = sqesSize;
         SubmissionEntries = parameters.SqEntries;
+        Features = parameters.Features;
         _sqHead = (uint*)(sqRing + parameters.SqOffsets.Head);
         _sqTail = (uint*)(sqRing + parameters.SqOffsets.Tail);
         _sqMask = *(uint*)(sqRing + parameters.SqOffsets.RingMask);
@@ -54,6 +55,9 @@ internal sealed unsafe class IoUring : IDisposable
 
     /// <summary>How many requests can wait to be submitted at once.</summary>
     public uint SubmissionEntries { get; }
+
+    /// <summary>The kernel's IORING_FEAT_* flags: what its io_uring can do, and so roughly how recent it is.</summary>
+    public uint Features { get; }
 
     /// <summary>Requests written but not yet submitted.</summary>
     public uint Unsubmitted => _unsubmitted;

@@ -42,13 +42,21 @@ internal sealed class ReadSettings
 
     private int _fallbackLogged;
 
-    public required ArrayPool<byte> Pool { get; init; }
+    /// <summary>Where arrays come from: the loader's pool, or <see cref="ArrayPool{T}.Shared"/>.</summary>
+    /// <remarks>
+    /// Looked up when first asked for: with the default buffers only files that report no length use it, and setting up
+    /// the shared pool costs a new process more than reading a few files.
+    /// </remarks>
+    public ArrayPool<byte> Pool => OwnPool ?? ArrayPool<byte>.Shared;
+
+    /// <summary>The pool the loader was given, or <see langword="null"/> for the shared one.</summary>
+    public ArrayPool<byte>? OwnPool { get; init; }
 
     /// <summary>The memory a whole file may take, asked for each file of <see cref="FileSystem.AvailableMemory.CheckThreshold"/> bytes or more.</summary>
     public required Func<long> AvailableMemory { get; init; }
 
-    /// <summary>No pool was given: small files use the shared array pool, larger ones native blocks (see <see cref="NativeBlockPool"/>).</summary>
-    public bool UsesDefaultBuffers { get; init; }
+    /// <summary>No pool was given: files go into native blocks (see <see cref="NativeBlockPool"/>).</summary>
+    public bool UsesDefaultBuffers => OwnPool is null;
 
     /// <summary>What a file of <paramref name="length"/> bytes costs the budget: its buffer's real size with the default buffers.</summary>
     public long BudgetCharge(long length) => UsesDefaultBuffers ? NativeBlockPool.Footprint(length) : length;
