@@ -29,6 +29,7 @@ internal sealed class LoadReaders(LoadRun run)
     private Pipeline? _pipeline;
     private StorageDevice? _device;
     private bool _callerAlone;
+    private int _ringStorageSettling;
     private volatile bool _retired;
 
     /// <summary>
@@ -195,8 +196,13 @@ internal sealed class LoadReaders(LoadRun run)
             return null;
         }
 
-        _rings = [first];
+        var rings = new List<RingReader>(count) { first };
         run.OpenDeliveryWindow(Math.Max(MinDeliveryWindow, DeliveryWindowPerRead * total));
+        run.Logger?.LoadStarting(files, run.Files, null, kind, total, false);
+
+        // A set the first ring takes in one go needs no description: the kernel has every request at once and orders
+        // them for the device itself. A larger one is described by the first ring that waits for the device (one on a
+        // spinning disk gives the rest of the set to the pipeline); a helper does it on its own thread.
         bool describe = files > first.Depth;
         for (int ring = 1; ring < count; ring++)
         {
@@ -206,33 +212,30 @@ internal sealed class LoadReaders(LoadRun run)
                 break;
             }
 
-            _rings = [.. _rings, helper];
-            if (!StartHelper(helper, describe))
+            rings.Add(helper);
+            if (describe)
+            {
+                helper.SettleStorageAtFirstWait(onThisThread: true);
+            }
+
+            if (!StartHelper(helper))
             {
                 break;
             }
+        }
 
-            describe = false;
+        _rings = [.. rings];
+        if (describe)
+        {
+            first.SettleStorageAtFirstWait(onThisThread: false);
         }
 
         first.Drive(wait: false);
-        if (describe)
-        {
-            // No helper ring describes the device: a thread of its own does, while this one hands over what the kernel reads.
-            ReaderThreadPool.Shared.Run(static readers => ((LoadReaders)readers!).SettleRingStorage(), this);
-        }
-        else if (files <= first.Depth)
-        {
-            // A set the ring takes in one go needs no description: the kernel has every request at once and orders them
-            // for the device itself.
-            run.Logger?.LoadStarting(files, run.Files, null, kind, first.Depth, false);
-        }
-
         return first;
     }
 
-    /// <summary>Drives <paramref name="ring"/> on a reader thread until no file is left for it; the first one also describes the storage.</summary>
-    private bool StartHelper(RingReader ring, bool describe)
+    /// <summary>Drives <paramref name="ring"/> on a reader thread until no file is left for it.</summary>
+    private bool StartHelper(RingReader ring)
     {
         if (!run.ReaderStarted())
         {
@@ -242,9 +245,7 @@ internal sealed class LoadReaders(LoadRun run)
 
         try
         {
-            ReaderThreadPool.Shared.Run(
-                describe ? static ring => ((RingReader)ring!).RunAndSettle() : static ring => ((RingReader)ring!).Run(),
-                ring);
+            ReaderThreadPool.Shared.Run(static ring => ((RingReader)ring!).Run(), ring);
             return true;
         }
         catch (Exception)
@@ -274,6 +275,12 @@ internal sealed class LoadReaders(LoadRun run)
     /// </summary>
     internal void SettleRingStorage()
     {
+        if (Interlocked.Exchange(ref _ringStorageSettling, 1) != 0)
+        {
+            // Another ring waited first.
+            return;
+        }
+
         try
         {
             StorageDevice device = DescribeDevice(run.PathAt(0));
@@ -286,7 +293,7 @@ internal sealed class LoadReaders(LoadRun run)
             // Counted while it settles, so that a load ending now waits for the pipeline this may start.
             try
             {
-                SettleRingStorage(device);
+                SettleRingStorageOn(device);
             }
             finally
             {
@@ -300,7 +307,7 @@ internal sealed class LoadReaders(LoadRun run)
         }
     }
 
-    private void SettleRingStorage(StorageDevice device)
+    private void SettleRingStorageOn(StorageDevice device)
     {
         FileLoaderOptions options = run.Options;
         StorageKind kind = options.Storage ?? device.Kind;
@@ -325,7 +332,6 @@ internal sealed class LoadReaders(LoadRun run)
             }
         }
 
-        run.Logger?.LoadStarting(run.PathCount, run.Files, device, kind, RingDepth(), pipeline);
         if (pipeline)
         {
             StartPipeline(device, knownDevices: null);

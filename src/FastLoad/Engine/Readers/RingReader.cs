@@ -43,6 +43,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     private volatile int _depth;
     private volatile bool _claiming = true;
     private bool _parallelismCounted;
+    private SettleAt _settle;
     private bool _disposing;
     private bool _disposed;
 
@@ -153,8 +154,10 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
             bool block = wait && !waited && done == 0 && _inKernel > 0;
             if (block)
             {
-                // Time this thread would spend waiting anyway: it starts the metrics' creation (no-op once started).
+                // Time this thread would spend waiting anyway: it starts the metrics' creation (no-op once started) and,
+                // the first time, the storage's description, which only a read that waits for the device calls for.
                 _run.Instruments.RequestCreation();
+                SettleStorageOnce();
             }
 
             _ring.Submit(block);
@@ -169,10 +172,14 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     /// Drives the ring on a reader thread until no file is left for it, waiting in the kernel for its reads and, when it
     /// has nothing there, for the budget or a delivery slot, as the consumer frees them. Never throws.
     /// </summary>
-    public void Run() => RunOnReaderThread(settle: false);
+    public void Run() => RunOnReaderThread();
 
-    /// <summary>As <see cref="Run"/>, and describes the load's storage once the first reads are in the kernel.</summary>
-    public void RunAndSettle() => RunOnReaderThread(settle: true);
+    /// <summary>
+    /// Has the load's storage described (<see cref="LoadReaders.SettleRingStorage"/>) the first time this ring waits
+    /// for the kernel: on this thread, or on a reader thread of its own when the consumer drives this ring. A load
+    /// whose files are all cached never waits, and describes nothing.
+    /// </summary>
+    public void SettleStorageAtFirstWait(bool onThisThread) => _settle = onThisThread ? SettleAt.FirstWaitHere : SettleAt.FirstWaitElsewhere;
 
     /// <summary>
     /// Stops, waits for everything in the kernel (it writes into the buffers until it completes, and closes
@@ -223,16 +230,10 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
         }
     }
 
-    private void RunOnReaderThread(bool settle)
+    private void RunOnReaderThread()
     {
         try
         {
-            Drive(wait: false);
-            if (settle)
-            {
-                _run.Readers.SettleRingStorage();
-            }
-
             while (Drive(wait: true) || WaitForRoom())
             {
             }
@@ -289,6 +290,21 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     }
 
     private bool CanClaim => _claiming && !_run.StopToken.IsCancellationRequested && !_run.Readers.Retired;
+
+    private void SettleStorageOnce()
+    {
+        SettleAt settle = _settle;
+        _settle = SettleAt.Never;
+        if (settle == SettleAt.FirstWaitHere)
+        {
+            _run.Readers.SettleRingStorage();
+        }
+        else if (settle == SettleAt.FirstWaitElsewhere)
+        {
+            // Not on the consumer's thread: describing a device costs a new process milliseconds of first-time code.
+            ReaderThreadPool.Shared.Run(static readers => ((LoadReaders)readers!).SettleRingStorage(), _run.Readers);
+        }
+    }
 
     /// <summary>Claims files while slots are free and writes an open for each; returns how many files that published.</summary>
     private int Refill()
@@ -612,6 +628,13 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
 
         destination[written] = 0;
         return true;
+    }
+
+    private enum SettleAt
+    {
+        Never,
+        FirstWaitHere,
+        FirstWaitElsewhere,
     }
 
     private enum SlotState
