@@ -216,7 +216,7 @@ public class FaultSoakTests : TempDirectoryTestBase
     {
         BufferPool = pool,
         ErrorHandling = LoadErrorHandling.Collect,
-        Scheduling = random.Next(2) == 0 ? IoScheduling.DedicatedThreads : IoScheduling.ThreadPool,
+        Scheduling = (IoScheduling)random.Next(3), // The rings (the default), reader threads, the thread pool.
         Ordering = random.Next(2) == 0 ? LoadOrdering.Completion : LoadOrdering.Input,
         MaxDegreeOfParallelism = random.Next(1, 33),
         MemoryBudget = random.Next(64 * 1024, 1 << 20),

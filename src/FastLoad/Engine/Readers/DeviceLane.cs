@@ -116,6 +116,14 @@ internal sealed class DeviceLane
             {
                 // The load was stopped; the reads in flight have finished and published their files.
             }
+            catch (Exception ex)
+            {
+                // A read that threw faulted the block (reads never throw: this is a bug): the whole load stops now,
+                // rather than once the other lanes have read all theirs; the pipeline still waits for every lane's
+                // reads in flight before the load lets its buffers go.
+                _run.Fail(ex);
+                throw;
+            }
         }
     }
 
@@ -151,6 +159,7 @@ internal sealed class DeviceLane
         long bytes;
         try
         {
+            _run.Hooks.OnLaneRead?.Invoke(file.Path);
             bytes = BlockingReads.ReadAndPublish(_run, file.Index);
         }
         finally
