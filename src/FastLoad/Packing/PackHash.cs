@@ -12,4 +12,14 @@ internal static class PackHash
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public static ulong Hash(ReadOnlySpan<byte> data) => XxHash64.HashToUInt64(data);
+
+    /// <summary>The XXH64 of bytes given in pieces, as a stream reads an entry.</summary>
+    internal sealed class Incremental
+    {
+        private readonly XxHash64 _hash = new();
+
+        public void Append(ReadOnlySpan<byte> data) => _hash.Append(data);
+
+        public ulong Complete() => _hash.GetCurrentHashAsUInt64();
+    }
 }

@@ -21,17 +21,19 @@ namespace FastLoad;
 /// }
 /// </code>
 /// </example>
-public sealed class PackReader : IAsyncDisposable
+public sealed class PackReader : IDisposable, IAsyncDisposable
 {
     // A few large reads in flight keep the device busy; the threads also decode, so at least one per core.
     private const int MinReadsInFlight = 16;
+
+    // Random reads hold at most this many decoded blocks (4 MiB at the default block size), shared by every reader.
     private const int CachedBlocks = 4;
 
     private readonly SafeFileHandle _handle;
     private readonly PackIndex _index;
     private readonly PackReaderOptions _options;
     private readonly ArrayPool<byte> _pool;
-    private readonly LinkedList<(int Block, byte[] Data)> _cache = new();
+    private readonly PackBlockCache _blockCache;
     private int _disposed;
 
     private PackReader(string path, SafeFileHandle handle, PackIndex index, PackReaderOptions options)
@@ -41,6 +43,7 @@ public sealed class PackReader : IAsyncDisposable
         _index = index;
         _options = options;
         _pool = options.BufferPool ?? ArrayPool<byte>.Shared;
+        _blockCache = new PackBlockCache(handle, path, index.Blocks, _pool, CachedBlocks);
     }
 
     /// <summary>Gets the path of the pack, as given to <see cref="OpenAsync(string, PackReaderOptions?, CancellationToken)"/>.</summary>
@@ -246,7 +249,7 @@ public sealed class PackReader : IAsyncDisposable
         return new LoadedFile(entry.Name, entry.Index, data, length, _pool, budgetCharge: 0);
     }
 
-    private InvalidDataException HashMismatch(PackEntry entry) =>
+    internal InvalidDataException HashMismatch(PackEntry entry) =>
         PackErrors.CorruptEntry(Path, BlockOf(entry).Offset, entry.Index, entry.Name, "its contents do not match its hash");
 
     private PackBlock BlockOf(PackEntry entry) =>
@@ -286,7 +289,10 @@ public sealed class PackReader : IAsyncDisposable
         return bytes;
     }
 
-    /// <summary>Reads one entry: only the blocks it lies in are read and decoded; the last few decoded blocks are kept for the next call.</summary>
+    /// <summary>
+    /// Reads one whole entry: only the blocks it lies in are read and decoded, one at a time, through the block cache that
+    /// every random read of the pack shares (four blocks).
+    /// </summary>
     /// <param name="name">The entry's name, as in <see cref="PackEntry.Name"/> (ordinal, case-sensitive).</param>
     /// <param name="cancellationToken">Stops the read.</param>
     /// <returns>A copy of the entry's contents, yours to keep.</returns>
@@ -310,19 +316,12 @@ public sealed class PackReader : IAsyncDisposable
 
     private ReadOnlyMemory<byte> ReadEntry(PackEntry entry, CancellationToken cancellationToken)
     {
-        byte[] data = new byte[entry.Length];
-        long position = entry.DataOffset;
+        byte[] data = GC.AllocateUninitializedArray<byte>((int)entry.Length);
         int filled = 0;
         while (filled < data.Length)
         {
             cancellationToken.ThrowIfCancellationRequested();
-            int k = (int)(position / _index.BlockSize);
-            byte[] block = GetBlock(k);
-            int from = (int)(position - ((long)k * _index.BlockSize));
-            int count = Math.Min(data.Length - filled, _index.Blocks[k].RawLength - from);
-            block.AsSpan(from, count).CopyTo(data.AsSpan(filled));
-            filled += count;
-            position += count;
+            filled += ReadAt(entry, filled, data.AsSpan(filled, Math.Min(data.Length - filled, _index.BlockSize)));
         }
 
         if (PackHash.Hash(data) != entry.ContentHash)
@@ -333,34 +332,61 @@ public sealed class PackReader : IAsyncDisposable
         return data;
     }
 
-    private byte[] GetBlock(int k)
+    /// <summary>
+    /// Copies the entry's bytes from <paramref name="position"/> into <paramref name="destination"/>, decoding only the
+    /// blocks they lie in, through the block cache. Does not check the entry's hash: the caller does, when it has read
+    /// the whole entry (<see cref="VerifyInOneBlock"/>, <see cref="PackHash.Incremental"/>).
+    /// </summary>
+    /// <returns>The bytes copied: all of <paramref name="destination"/>, or up to the entry's end; 0 at or past it.</returns>
+    internal int ReadAt(PackEntry entry, long position, Span<byte> destination)
     {
-        lock (_cache)
+        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+        if (position >= entry.Length)
         {
-            for (LinkedListNode<(int Block, byte[] Data)>? node = _cache.First; node is not null; node = node.Next)
-            {
-                if (node.Value.Block == k)
-                {
-                    _cache.Remove(node);
-                    _cache.AddFirst(node);
-                    return node.Value.Data;
-                }
-            }
+            return 0;
         }
 
-        // Cached blocks are plain arrays, not pooled: a caller may still be copying from one when it is evicted.
-        byte[] decoded = GC.AllocateUninitializedArray<byte>(_index.Blocks[k].RawLength);
-        PackBlockReader.ReadAndDecode(_handle, Path, _index.Blocks[k], k, _pool, decoded);
-        lock (_cache)
+        int total = (int)Math.Min(destination.Length, entry.Length - position);
+        long at = entry.DataOffset + position;
+        int filled = 0;
+        while (filled < total)
         {
-            _cache.AddFirst((k, decoded));
-            if (_cache.Count > CachedBlocks)
+            int k = (int)(at / _index.BlockSize);
+            int from = (int)(at - ((long)k * _index.BlockSize));
+            int count = Math.Min(total - filled, _index.Blocks[k].RawLength - from);
+            using (PackBlockCache.Lease block = _blockCache.Acquire(k))
             {
-                _cache.RemoveLast();
+                block.Data.AsSpan(from, count).CopyTo(destination[filled..]);
             }
+
+            filled += count;
+            at += count;
         }
 
-        return decoded;
+        return total;
+    }
+
+    /// <summary>Whether the entry lies in one block, so that its hash is checked from that block alone.</summary>
+    internal bool LiesInOneBlock(PackEntry entry) =>
+        entry.Length == 0 || entry.DataOffset / _index.BlockSize == (entry.DataOffset + entry.Length - 1) / _index.BlockSize;
+
+    /// <summary>Checks the hash of an entry that lies in one block, from the cached block: no copy.</summary>
+    /// <exception cref="InvalidDataException">The entry does not match its hash.</exception>
+    internal void VerifyInOneBlock(PackEntry entry)
+    {
+        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+        if (entry.Length == 0)
+        {
+            return;
+        }
+
+        int k = (int)(entry.DataOffset / _index.BlockSize);
+        int from = (int)(entry.DataOffset - ((long)k * _index.BlockSize));
+        using PackBlockCache.Lease block = _blockCache.Acquire(k);
+        if (PackHash.Hash(block.Data.AsSpan(from, (int)entry.Length)) != entry.ContentHash)
+        {
+            throw HashMismatch(entry);
+        }
     }
 
     /// <summary>
@@ -411,19 +437,21 @@ public sealed class PackReader : IAsyncDisposable
         }
     }
 
-    /// <summary>Closes the pack file. Loads still running fail; later calls do nothing.</summary>
-    /// <returns>A completed task.</returns>
-    public ValueTask DisposeAsync()
+    /// <summary>Closes the pack file and returns the cached blocks to the pool. Loads and reads still running fail; later calls do nothing.</summary>
+    public void Dispose()
     {
         if (Interlocked.Exchange(ref _disposed, 1) == 0)
         {
             _handle.Dispose();
-            lock (_cache)
-            {
-                _cache.Clear();
-            }
+            _blockCache.Dispose();
         }
+    }
 
+    /// <summary>Closes the pack file, as <see cref="Dispose"/> does: nothing in it waits.</summary>
+    /// <returns>A completed task.</returns>
+    public ValueTask DisposeAsync()
+    {
+        Dispose();
         return ValueTask.CompletedTask;
     }
 }
