@@ -141,93 +141,109 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
     {
         PackBlock[] blocks = _index.Blocks;
         PackEntry[] entries = _index.Entries;
+        if (blocks.Length == 0)
+        {
+            // No data: every entry is empty.
+            foreach (PackEntry entry in entries)
+            {
+                cancellationToken.ThrowIfCancellationRequested();
+                yield return Handover(entry, _pool.Rent(0));
+            }
+
+            yield break;
+        }
+
         int window = ReadsInFlight;
         using var threads = new DedicatedThreadScheduler(window, "FastLoad pack");
-        var inFlight = new Queue<(Task<byte[]> Block, long Charge)>();
+        var inFlight = new Queue<(Task<DecodedBlock> Block, long Charge)>();
+        int[] firstEntryIn = FirstEntryStartingIn(blocks.Length);
+        Func<PackEntry, InvalidDataException> hashMismatch = HashMismatch;
 
-        // Bytes the load holds against the budget: blocks in flight, the block being copied out and the entries being
+        // Bytes the load holds against the budget: blocks in flight, the block being handed over and the entries being
         // assembled. A block is charged with the entries that start in it, so that reading ahead leaves room for them;
         // an entry is released when handed over, as FileLoader does.
         long[] startingEntries = EntryBytesStartingIn(blocks.Length);
         long charged = 0;
-        long blockCharge = 0;
         int next = 0;
-        int entryIndex = 0;
-        byte[]? block = null;
+        DecodedBlock? block = null;
+        PackEntry? partialEntry = null;
         byte[]? partial = null;
         int partialFilled = 0;
         try
         {
-            for (int k = 0; k <= blocks.Length; k++)
+            for (int k = 0; k < blocks.Length; k++)
             {
-                // The pass after the last block hands over the empty entries at the very end.
-                long blockStart = k < blocks.Length ? (long)k * _index.BlockSize : _index.DataLength;
-                long blockEnd = blockStart;
-                if (k < blocks.Length)
+                while (next < blocks.Length
+                    && inFlight.Count < window
+                    && (inFlight.Count == 0 || charged + Charge(blocks[next]) + startingEntries[next] <= _options.MemoryBudget))
                 {
-                    while (next < blocks.Length
-                        && inFlight.Count < window
-                        && (inFlight.Count == 0 || charged + Charge(blocks[next]) + startingEntries[next] <= _options.MemoryBudget))
-                    {
-                        int b = next++;
-                        charged += Charge(blocks[b]) + startingEntries[b];
-                        inFlight.Enqueue((
-                            Task.Factory.StartNew(
-                                () => PackBlockReader.ReadAndDecode(_handle, Path, blocks[b], b, _pool), cancellationToken, TaskCreationOptions.None, threads),
-                            Charge(blocks[b])));
-                    }
-
-                    (Task<byte[]> task, blockCharge) = inFlight.Dequeue();
-                    block = await task.ConfigureAwait(false);
-                    blockEnd += blocks[k].RawLength;
+                    int b = next++;
+                    charged += Charge(blocks[b]) + startingEntries[b];
+                    inFlight.Enqueue((
+                        Task.Factory.StartNew(
+                            () => DecodedBlock.Decode(
+                                _handle, Path, blocks, b, (long)b * _index.BlockSize, entries, firstEntryIn[b], firstEntryIn[b + 1], _pool, hashMismatch),
+                            cancellationToken,
+                            TaskCreationOptions.None,
+                            threads),
+                        Charge(blocks[b])));
                 }
 
-                // Hands over every entry that ends in this block; one that goes on is kept in 'partial' for the next.
-                while (entryIndex < entries.Length)
+                (Task<DecodedBlock> task, long blockCharge) = inFlight.Dequeue();
+                block = await task.ConfigureAwait(false);
+                int rawLength = blocks[k].RawLength;
+
+                // An entry that began in an earlier block goes on here, and may end here.
+                if (partialEntry is not null)
                 {
-                    PackEntry entry = entries[entryIndex];
-                    if (partial is null)
-                    {
-                        if (entry.DataOffset >= blockEnd && !(entry.Length == 0 && entry.DataOffset == blockEnd))
-                        {
-                            break;
-                        }
-
-                        partial = _pool.Rent((int)entry.Length);
-                        partialFilled = 0;
-                    }
-
-                    long from = entry.DataOffset + partialFilled;
-                    int count = (int)Math.Min(entry.Length - partialFilled, blockEnd - from);
-                    block.AsSpan((int)(from - blockStart), count).CopyTo(partial.AsSpan(partialFilled));
+                    int count = (int)Math.Min(partialEntry.Length - partialFilled, rawLength);
+                    block.Raw.AsSpan(0, count).CopyTo(partial.AsSpan(partialFilled));
                     partialFilled += count;
-                    if (partialFilled < entry.Length)
+                    if (partialFilled == partialEntry.Length)
                     {
-                        break;
+                        PackEntry entry = partialEntry;
+                        byte[] data = partial!;
+                        (partialEntry, partial) = (null, null);
+                        charged -= entry.Length;
+                        yield return HandoverChecked(entry, data);
                     }
+                }
 
-                    byte[] data = partial;
-                    partial = null;
+                // The entries that start and end here, checked by the block's thread.
+                long blockStart = (long)k * _index.BlockSize;
+                for (int i = firstEntryIn[k]; i < firstEntryIn[k] + block.Verified; i++)
+                {
+                    PackEntry entry = entries[i];
+                    byte[] data = _pool.Rent((int)entry.Length);
+                    block.Raw.AsSpan((int)(entry.DataOffset - blockStart), (int)entry.Length).CopyTo(data);
                     charged -= entry.Length;
                     yield return Handover(entry, data);
-                    entryIndex++;
                 }
 
-                if (block is not null)
+                if (block.Failure is { } failure)
                 {
-                    _pool.Return(block);
-                    block = null;
-                    charged -= blockCharge;
+                    throw failure;
                 }
+
+                // The entry after them, if it starts here, goes on into the next block.
+                int spanning = firstEntryIn[k] + block.Verified;
+                if (spanning < firstEntryIn[k + 1])
+                {
+                    partialEntry = entries[spanning];
+                    partial = _pool.Rent((int)partialEntry.Length);
+                    int from = (int)(partialEntry.DataOffset - blockStart);
+                    partialFilled = rawLength - from;
+                    block.Raw.AsSpan(from, partialFilled).CopyTo(partial);
+                }
+
+                block.Return(_pool);
+                block = null;
+                charged -= blockCharge;
             }
         }
         finally
         {
-            if (block is not null)
-            {
-                _pool.Return(block);
-            }
-
+            block?.Return(_pool);
             if (partial is not null)
             {
                 _pool.Return(partial);
@@ -237,16 +253,18 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
         }
     }
 
-    private LoadedFile Handover(PackEntry entry, byte[] data)
+    private LoadedFile Handover(PackEntry entry, byte[] data) => new(entry.Name, entry.Index, data, (int)entry.Length, _pool, budgetCharge: 0);
+
+    /// <summary>Hands over an entry assembled from several blocks, once its hash matches.</summary>
+    private LoadedFile HandoverChecked(PackEntry entry, byte[] data)
     {
-        int length = (int)entry.Length;
-        if (PackHash.Hash(data.AsSpan(0, length)) != entry.ContentHash)
+        if (PackHash.Hash(data.AsSpan(0, (int)entry.Length)) != entry.ContentHash)
         {
             _pool.Return(data);
             throw HashMismatch(entry);
         }
 
-        return new LoadedFile(entry.Name, entry.Index, data, length, _pool, budgetCharge: 0);
+        return Handover(entry, data);
     }
 
     internal InvalidDataException HashMismatch(PackEntry entry) =>
@@ -257,13 +275,13 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
             ? new PackBlock(PackFormat.HeaderSize, 0, 0, 0)
             : _index.Blocks[Math.Min(entry.DataOffset / _index.BlockSize, _index.Blocks.Length - 1)];
 
-    private async Task DrainAsync(Queue<(Task<byte[]> Block, long Charge)> inFlight)
+    private async Task DrainAsync(Queue<(Task<DecodedBlock> Block, long Charge)> inFlight)
     {
         while (inFlight.TryDequeue(out var item))
         {
             try
             {
-                _pool.Return(await item.Block.ConfigureAwait(false));
+                (await item.Block.ConfigureAwait(false)).Return(_pool);
             }
             catch
             {
@@ -273,6 +291,32 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
     }
 
     private static long Charge(PackBlock block) => (long)block.StoredLength + block.RawLength;
+
+    /// <summary>
+    /// Per block, the first entry that starts in it, and one more item: the entry count. Empty entries at the very end
+    /// start in the last block.
+    /// </summary>
+    private int[] FirstEntryStartingIn(int blockCount)
+    {
+        var first = new int[blockCount + 1];
+        int k = 0;
+        PackEntry[] entries = _index.Entries;
+        for (int i = 0; i < entries.Length; i++)
+        {
+            int block = (int)Math.Min(entries[i].DataOffset / _index.BlockSize, blockCount - 1);
+            while (k < block)
+            {
+                first[++k] = i;
+            }
+        }
+
+        while (k < blockCount)
+        {
+            first[++k] = entries.Length;
+        }
+
+        return first;
+    }
 
     /// <summary>Per block, the bytes of the entries that start in it (entries are in data order).</summary>
     private long[] EntryBytesStartingIn(int blockCount)
