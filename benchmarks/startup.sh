@@ -77,7 +77,7 @@ if [ -n "$pack_tree" ]; then
   out=$results/pack.md
   json=$data/pack-run.json
   {
-    echo "Pack start-up: $pack_tree ($(find -L "$pack_tree" -type f | wc -l) files) and its pack ($(stat -c %s "$pack") bytes), new process each, $rounds rounds, $(date -u '+%F %H:%M UTC')"
+    echo "Pack start-up: $pack_tree and its pack ($("$first_tool" list "$pack" | wc -l) entries, $(stat -c %s "$pack") bytes), new process each, $rounds rounds, $(date -u '+%F %H:%M UTC')"
     for cache in cold warm; do
       declare -A times=()
       for ((round = 0; round < rounds; round++)); do
