@@ -10,15 +10,21 @@
 # Output: benchmarks/results/startup/<deployment>-<files>.md (the tool's table), gitignored. `fastload bench --json`
 # gives the same medians as JSON.
 # Settings (environment): FASTLOAD_STARTUP_DATA (data folder, default /tmp/fastload-startup), FASTLOAD_STARTUP_ROUNDS
-# (default 7), FASTLOAD_STARTUP_SETS (default "1 10 100 1000 10000"), FASTLOAD_STARTUP_DEPLOYMENTS (default
+# (default 7), FASTLOAD_STARTUP_SETS (default "1 10 100 1000 10000"; empty for the packs only), FASTLOAD_STARTUP_DEPLOYMENTS (default
 # "il build r2r aot": the tool under the JIT with FastLoad.dll as IL, the same as a Release build makes it (FastLoad.dll
 # precompiled for this machine), published ReadyToRun, published NativeAOT).
+#
+# Then packs: a folder (FASTLOAD_STARTUP_PACK_TREE, default /usr/include; empty skips it) is packed once, and in each
+# round every deployment loads the pack and the loose folder with `fastload load --json`, a new process each, cold
+# (`--cold`) and warm (the same load run once just before); the JIT deployments also load the pack with
+# DOTNET_TieredCompilation=0, the same code optimized from the start. Output: benchmarks/results/startup/pack.md
+# (medians, min-max, ratios).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 data=${FASTLOAD_STARTUP_DATA:-/tmp/fastload-startup}
 rounds=${FASTLOAD_STARTUP_ROUNDS:-7}
-sets=${FASTLOAD_STARTUP_SETS:-1 10 100 1000 10000}
+sets=${FASTLOAD_STARTUP_SETS-1 10 100 1000 10000}
 deployments=${FASTLOAD_STARTUP_DEPLOYMENTS:-il build r2r aot}
 case $(uname -m) in x86_64) rid=linux-x64 ;; aarch64) rid=linux-arm64 ;; *) rid=unknown ;; esac
 results=$PWD/benchmarks/results/startup
@@ -58,3 +64,49 @@ for files in $sets; do
     cat "$results/$deployment-$files.md"
   done
 done
+
+pack_tree=${FASTLOAD_STARTUP_PACK_TREE-/usr/include}
+if [ -n "$pack_tree" ]; then
+  pack=$data/pack-tree.fpk
+  first_tool=$(ls "$data"/tool-*/FastLoad.Cli | head -n 1)
+  [ -f "$pack" ] || "$first_tool" pack "$pack_tree" "$pack" >/dev/null
+  # name|environment|arguments: the cases of one round, rotated so that no case always runs first.
+  cases=()
+  for deployment in $deployments; do
+    cases+=("pack, $deployment|-|$deployment load $pack" "loose, $deployment|-|$deployment load $pack_tree -r")
+    case $deployment in il|build|r2r) cases+=("pack, $deployment, TieredCompilation=0|DOTNET_TieredCompilation=0|$deployment load $pack") ;; esac
+  done
+  out=$results/pack.md
+  json=$data/pack-run.json
+  {
+    echo "Pack start-up: $pack_tree and its pack ($("$first_tool" list "$pack" | wc -l) entries, $(stat -c %s "$pack") bytes), new process each, $rounds rounds, $(date -u '+%F %H:%M UTC')"
+    for cache in cold warm; do
+      declare -A times=()
+      for ((round = 0; round < rounds; round++)); do
+        for ((i = 0; i < ${#cases[@]}; i++)); do
+          IFS='|' read -r name environment command <<<"${cases[$(((i + round) % ${#cases[@]}))]}"
+          read -r deployment arguments <<<"$command"
+          run=(env)
+          [ "$environment" = "-" ] || run+=("$environment")
+          run+=("$data/tool-$deployment/FastLoad.Cli")
+          # shellcheck disable=SC2206 # the arguments are words
+          run+=($arguments --json)
+          if [ "$cache" = cold ]; then run+=(--cold); else "${run[@]}" >/dev/null; fi
+          # To a file, then parsed: nothing starts beside the timed process.
+          "${run[@]}" >"$json"
+          times[$name]+="$(sed -n 's/.*"seconds": \([0-9.]*\).*/\1/p' "$json") "
+        done
+      done
+      echo
+      echo "| $cache | median ms | min-max ms |"
+      echo "|---|---:|---:|"
+      for entry in "${cases[@]}"; do
+        name=${entry%%|*}
+        # shellcheck disable=SC2086 # one number per word
+        printf '%s\n' ${times[$name]} | sort -g | awk -v name="$name" '{ v[NR] = $1 * 1000 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "| %s | %.1f | %.1f-%.1f |\n", name, m, v[1], v[NR] }'
+      done
+      unset times
+    done
+  } >"$out"
+  cat "$out"
+fi

@@ -1,13 +1,25 @@
+using FastLoad.Packing;
+
 namespace FastLoad.FileProviders;
 
 /// <summary>
-/// A read-only, seekable stream over one pack entry. The entry is read and decoded (through the pack's block cache) at
-/// the first read, asynchronously when that read is, so that a stream opened and never read costs nothing.
+/// A read-only, seekable stream over one pack entry. Each read decodes only the blocks it touches, through the pack's
+/// block cache, so memory stays within the cache's bound however large the entry and wherever the reads fall. A
+/// synchronous read runs on the caller's thread; an asynchronous one on a thread-pool thread.
 /// </summary>
+/// <remarks>
+/// The entry's hash is checked at the first read when the entry lies in one block. An entry over several blocks is
+/// hashed as it is read in order from its start; the read that reaches its end throws
+/// <see cref="InvalidDataException"/> if the hash does not match. A stream that seeks elsewhere before its end stops
+/// checking (a random read cannot hash the whole entry without decoding it all); LZ4 blocks still refuse to decode
+/// when damaged.
+/// </remarks>
 internal sealed class PackEntryStream(PackReader reader, PackEntry entry) : Stream
 {
-    private ReadOnlyMemory<byte>? _data;
     private long _position;
+    private bool _started;
+    private PackHash.Incremental? _hash;
+    private long _hashed;
     private bool _disposed;
 
     public override bool CanRead => !_disposed;
@@ -50,13 +62,13 @@ internal sealed class PackEntryStream(PackReader reader, PackEntry entry) : Stre
     public override int Read(Span<byte> buffer)
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
-        // Synchronous callers (configuration providers) wait for the decode; asynchronous ones never block.
-        if (_data is null && _position < entry.Length && !buffer.IsEmpty)
-        {
-            _data = reader.ReadEntryAsync(entry.Name).GetAwaiter().GetResult();
-        }
+        return ReadCore(buffer);
+    }
 
-        return CopyTo(buffer);
+    public override int ReadByte()
+    {
+        Span<byte> one = stackalloc byte[1];
+        return Read(one) == 1 ? one[0] : -1;
     }
 
     public override Task<int> ReadAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken)
@@ -65,31 +77,21 @@ internal sealed class PackEntryStream(PackReader reader, PackEntry entry) : Stre
         return ReadAsync(buffer.AsMemory(offset, count), cancellationToken).AsTask();
     }
 
-    public override async ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default)
+    public override ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default)
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
-        if (_data is null && _position < entry.Length && !buffer.IsEmpty)
+        if (cancellationToken.IsCancellationRequested)
         {
-            _data = await reader.ReadEntryAsync(entry.Name, cancellationToken).ConfigureAwait(false);
+            return ValueTask.FromCanceled<int>(cancellationToken);
         }
 
-        return CopyTo(buffer.Span);
-    }
-
-    public override async Task CopyToAsync(Stream destination, int bufferSize, CancellationToken cancellationToken)
-    {
-        ValidateCopyToArguments(destination, bufferSize);
-        ObjectDisposedException.ThrowIf(_disposed, this);
-        if (_position >= entry.Length)
+        if (buffer.IsEmpty || _position >= entry.Length)
         {
-            return;
+            return ValueTask.FromResult(0);
         }
 
-        // The entry is already one block of memory: written out at once, not through a copy buffer.
-        _data ??= await reader.ReadEntryAsync(entry.Name, cancellationToken).ConfigureAwait(false);
-        ReadOnlyMemory<byte> rest = _data.Value[(int)_position..];
-        _position = entry.Length;
-        await destination.WriteAsync(rest, cancellationToken).ConfigureAwait(false);
+        // Reading a block may wait for the disk and decoding it takes CPU: off the caller's thread, as FileStream does.
+        return new ValueTask<int>(Task.Run(() => ReadCore(buffer.Span), cancellationToken));
     }
 
     public override long Seek(long offset, SeekOrigin origin)
@@ -122,20 +124,59 @@ internal sealed class PackEntryStream(PackReader reader, PackEntry entry) : Stre
     protected override void Dispose(bool disposing)
     {
         _disposed = true;
-        _data = null;
+        _hash = null;
         base.Dispose(disposing);
     }
 
-    private int CopyTo(Span<byte> buffer)
+    private int ReadCore(Span<byte> buffer)
     {
-        if (_data is not { } data || _position >= data.Length)
+        if (buffer.IsEmpty || _position >= entry.Length)
         {
             return 0;
         }
 
-        int count = (int)Math.Min(buffer.Length, data.Length - _position);
-        data.Span.Slice((int)_position, count).CopyTo(buffer);
-        _position += count;
-        return count;
+        if (!_started)
+        {
+            _started = true;
+            if (reader.LiesInOneBlock(entry))
+            {
+                reader.VerifyInOneBlock(entry);
+            }
+            else
+            {
+                _hash = new PackHash.Incremental();
+            }
+        }
+
+        int read = reader.ReadAt(entry, _position, buffer);
+        if (_hash is not null)
+        {
+            CheckInOrder(buffer[..read]);
+        }
+
+        _position += read;
+        return read;
+    }
+
+    /// <summary>Hashes what was read while the entry is read in order; the read that reaches its end compares.</summary>
+    private void CheckInOrder(ReadOnlySpan<byte> read)
+    {
+        if (_position != _hashed)
+        {
+            _hash = null;
+            return;
+        }
+
+        _hash!.Append(read);
+        _hashed += read.Length;
+        if (_hashed == entry.Length)
+        {
+            ulong hash = _hash.Complete();
+            _hash = null;
+            if (hash != entry.ContentHash)
+            {
+                throw reader.HashMismatch(entry);
+            }
+        }
     }
 }

@@ -118,8 +118,7 @@ public sealed class PackFileProvider : IFileProvider, IDisposable, IAsyncDisposa
     {
         if (_ownsReader)
         {
-            // PackReader.DisposeAsync completes synchronously: it closes a handle.
-            Reader.DisposeAsync().AsTask().GetAwaiter().GetResult();
+            Reader.Dispose();
         }
     }
 

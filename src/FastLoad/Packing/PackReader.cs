@@ -21,17 +21,19 @@ namespace FastLoad;
 /// }
 /// </code>
 /// </example>
-public sealed class PackReader : IAsyncDisposable
+public sealed class PackReader : IDisposable, IAsyncDisposable
 {
     // A few large reads in flight keep the device busy; the threads also decode, so at least one per core.
     private const int MinReadsInFlight = 16;
+
+    // Random reads hold at most this many decoded blocks (4 MiB at the default block size), shared by every reader.
     private const int CachedBlocks = 4;
 
     private readonly SafeFileHandle _handle;
     private readonly PackIndex _index;
     private readonly PackReaderOptions _options;
     private readonly ArrayPool<byte> _pool;
-    private readonly LinkedList<(int Block, byte[] Data)> _cache = new();
+    private readonly PackBlockCache _blockCache;
     private int _disposed;
 
     private PackReader(string path, SafeFileHandle handle, PackIndex index, PackReaderOptions options)
@@ -41,6 +43,7 @@ public sealed class PackReader : IAsyncDisposable
         _index = index;
         _options = options;
         _pool = options.BufferPool ?? ArrayPool<byte>.Shared;
+        _blockCache = new PackBlockCache(handle, path, index.Blocks, _pool, CachedBlocks);
     }
 
     /// <summary>Gets the path of the pack, as given to <see cref="OpenAsync(string, PackReaderOptions?, CancellationToken)"/>.</summary>
@@ -138,93 +141,109 @@ public sealed class PackReader : IAsyncDisposable
     {
         PackBlock[] blocks = _index.Blocks;
         PackEntry[] entries = _index.Entries;
+        if (blocks.Length == 0)
+        {
+            // No data: every entry is empty.
+            foreach (PackEntry entry in entries)
+            {
+                cancellationToken.ThrowIfCancellationRequested();
+                yield return Handover(entry, _pool.Rent(0));
+            }
+
+            yield break;
+        }
+
         int window = ReadsInFlight;
         using var threads = new DedicatedThreadScheduler(window, "FastLoad pack");
-        var inFlight = new Queue<(Task<byte[]> Block, long Charge)>();
+        var inFlight = new Queue<(Task<DecodedBlock> Block, long Charge)>();
+        int[] firstEntryIn = FirstEntryStartingIn(blocks.Length);
+        Func<PackEntry, InvalidDataException> hashMismatch = HashMismatch;
 
-        // Bytes the load holds against the budget: blocks in flight, the block being copied out and the entries being
+        // Bytes the load holds against the budget: blocks in flight, the block being handed over and the entries being
         // assembled. A block is charged with the entries that start in it, so that reading ahead leaves room for them;
         // an entry is released when handed over, as FileLoader does.
         long[] startingEntries = EntryBytesStartingIn(blocks.Length);
         long charged = 0;
-        long blockCharge = 0;
         int next = 0;
-        int entryIndex = 0;
-        byte[]? block = null;
+        DecodedBlock? block = null;
+        PackEntry? partialEntry = null;
         byte[]? partial = null;
         int partialFilled = 0;
         try
         {
-            for (int k = 0; k <= blocks.Length; k++)
+            for (int k = 0; k < blocks.Length; k++)
             {
-                // The pass after the last block hands over the empty entries at the very end.
-                long blockStart = k < blocks.Length ? (long)k * _index.BlockSize : _index.DataLength;
-                long blockEnd = blockStart;
-                if (k < blocks.Length)
+                while (next < blocks.Length
+                    && inFlight.Count < window
+                    && (inFlight.Count == 0 || charged + Charge(blocks[next]) + startingEntries[next] <= _options.MemoryBudget))
                 {
-                    while (next < blocks.Length
-                        && inFlight.Count < window
-                        && (inFlight.Count == 0 || charged + Charge(blocks[next]) + startingEntries[next] <= _options.MemoryBudget))
-                    {
-                        int b = next++;
-                        charged += Charge(blocks[b]) + startingEntries[b];
-                        inFlight.Enqueue((
-                            Task.Factory.StartNew(
-                                () => PackBlockReader.ReadAndDecode(_handle, Path, blocks[b], b, _pool), cancellationToken, TaskCreationOptions.None, threads),
-                            Charge(blocks[b])));
-                    }
-
-                    (Task<byte[]> task, blockCharge) = inFlight.Dequeue();
-                    block = await task.ConfigureAwait(false);
-                    blockEnd += blocks[k].RawLength;
+                    int b = next++;
+                    charged += Charge(blocks[b]) + startingEntries[b];
+                    inFlight.Enqueue((
+                        Task.Factory.StartNew(
+                            () => DecodedBlock.Decode(
+                                _handle, Path, blocks, b, (long)b * _index.BlockSize, entries, firstEntryIn[b], firstEntryIn[b + 1], _pool, hashMismatch),
+                            cancellationToken,
+                            TaskCreationOptions.None,
+                            threads),
+                        Charge(blocks[b])));
                 }
 
-                // Hands over every entry that ends in this block; one that goes on is kept in 'partial' for the next.
-                while (entryIndex < entries.Length)
+                (Task<DecodedBlock> task, long blockCharge) = inFlight.Dequeue();
+                block = await task.ConfigureAwait(false);
+                int rawLength = blocks[k].RawLength;
+
+                // An entry that began in an earlier block goes on here, and may end here.
+                if (partialEntry is not null)
                 {
-                    PackEntry entry = entries[entryIndex];
-                    if (partial is null)
-                    {
-                        if (entry.DataOffset >= blockEnd && !(entry.Length == 0 && entry.DataOffset == blockEnd))
-                        {
-                            break;
-                        }
-
-                        partial = _pool.Rent((int)entry.Length);
-                        partialFilled = 0;
-                    }
-
-                    long from = entry.DataOffset + partialFilled;
-                    int count = (int)Math.Min(entry.Length - partialFilled, blockEnd - from);
-                    block.AsSpan((int)(from - blockStart), count).CopyTo(partial.AsSpan(partialFilled));
+                    int count = (int)Math.Min(partialEntry.Length - partialFilled, rawLength);
+                    block.Raw.AsSpan(0, count).CopyTo(partial.AsSpan(partialFilled));
                     partialFilled += count;
-                    if (partialFilled < entry.Length)
+                    if (partialFilled == partialEntry.Length)
                     {
-                        break;
+                        PackEntry entry = partialEntry;
+                        byte[] data = partial!;
+                        (partialEntry, partial) = (null, null);
+                        charged -= entry.Length;
+                        yield return HandoverChecked(entry, data);
                     }
+                }
 
-                    byte[] data = partial;
-                    partial = null;
+                // The entries that start and end here, checked by the block's thread.
+                long blockStart = (long)k * _index.BlockSize;
+                for (int i = firstEntryIn[k]; i < firstEntryIn[k] + block.Verified; i++)
+                {
+                    PackEntry entry = entries[i];
+                    byte[] data = _pool.Rent((int)entry.Length);
+                    block.Raw.AsSpan((int)(entry.DataOffset - blockStart), (int)entry.Length).CopyTo(data);
                     charged -= entry.Length;
                     yield return Handover(entry, data);
-                    entryIndex++;
                 }
 
-                if (block is not null)
+                if (block.Failure is { } failure)
                 {
-                    _pool.Return(block);
-                    block = null;
-                    charged -= blockCharge;
+                    throw failure;
                 }
+
+                // The entry after them, if it starts here, goes on into the next block.
+                int spanning = firstEntryIn[k] + block.Verified;
+                if (spanning < firstEntryIn[k + 1])
+                {
+                    partialEntry = entries[spanning];
+                    partial = _pool.Rent((int)partialEntry.Length);
+                    int from = (int)(partialEntry.DataOffset - blockStart);
+                    partialFilled = rawLength - from;
+                    block.Raw.AsSpan(from, partialFilled).CopyTo(partial);
+                }
+
+                block.Return(_pool);
+                block = null;
+                charged -= blockCharge;
             }
         }
         finally
         {
-            if (block is not null)
-            {
-                _pool.Return(block);
-            }
-
+            block?.Return(_pool);
             if (partial is not null)
             {
                 _pool.Return(partial);
@@ -234,19 +253,21 @@ public sealed class PackReader : IAsyncDisposable
         }
     }
 
-    private LoadedFile Handover(PackEntry entry, byte[] data)
+    private LoadedFile Handover(PackEntry entry, byte[] data) => new(entry.Name, entry.Index, data, (int)entry.Length, _pool, budgetCharge: 0);
+
+    /// <summary>Hands over an entry assembled from several blocks, once its hash matches.</summary>
+    private LoadedFile HandoverChecked(PackEntry entry, byte[] data)
     {
-        int length = (int)entry.Length;
-        if (PackHash.Hash(data.AsSpan(0, length)) != entry.ContentHash)
+        if (PackHash.Hash(data.AsSpan(0, (int)entry.Length)) != entry.ContentHash)
         {
             _pool.Return(data);
             throw HashMismatch(entry);
         }
 
-        return new LoadedFile(entry.Name, entry.Index, data, length, _pool, budgetCharge: 0);
+        return Handover(entry, data);
     }
 
-    private InvalidDataException HashMismatch(PackEntry entry) =>
+    internal InvalidDataException HashMismatch(PackEntry entry) =>
         PackErrors.CorruptEntry(Path, BlockOf(entry).Offset, entry.Index, entry.Name, "its contents do not match its hash");
 
     private PackBlock BlockOf(PackEntry entry) =>
@@ -254,13 +275,13 @@ public sealed class PackReader : IAsyncDisposable
             ? new PackBlock(PackFormat.HeaderSize, 0, 0, 0)
             : _index.Blocks[Math.Min(entry.DataOffset / _index.BlockSize, _index.Blocks.Length - 1)];
 
-    private async Task DrainAsync(Queue<(Task<byte[]> Block, long Charge)> inFlight)
+    private async Task DrainAsync(Queue<(Task<DecodedBlock> Block, long Charge)> inFlight)
     {
         while (inFlight.TryDequeue(out var item))
         {
             try
             {
-                _pool.Return(await item.Block.ConfigureAwait(false));
+                (await item.Block.ConfigureAwait(false)).Return(_pool);
             }
             catch
             {
@@ -270,6 +291,32 @@ public sealed class PackReader : IAsyncDisposable
     }
 
     private static long Charge(PackBlock block) => (long)block.StoredLength + block.RawLength;
+
+    /// <summary>
+    /// Per block, the first entry that starts in it, and one more item: the entry count. Empty entries at the very end
+    /// start in the last block.
+    /// </summary>
+    private int[] FirstEntryStartingIn(int blockCount)
+    {
+        var first = new int[blockCount + 1];
+        int k = 0;
+        PackEntry[] entries = _index.Entries;
+        for (int i = 0; i < entries.Length; i++)
+        {
+            int block = (int)Math.Min(entries[i].DataOffset / _index.BlockSize, blockCount - 1);
+            while (k < block)
+            {
+                first[++k] = i;
+            }
+        }
+
+        while (k < blockCount)
+        {
+            first[++k] = entries.Length;
+        }
+
+        return first;
+    }
 
     /// <summary>Per block, the bytes of the entries that start in it (entries are in data order).</summary>
     private long[] EntryBytesStartingIn(int blockCount)
@@ -286,7 +333,10 @@ public sealed class PackReader : IAsyncDisposable
         return bytes;
     }
 
-    /// <summary>Reads one entry: only the blocks it lies in are read and decoded; the last few decoded blocks are kept for the next call.</summary>
+    /// <summary>
+    /// Reads one whole entry: only the blocks it lies in are read and decoded, one at a time, through the block cache that
+    /// every random read of the pack shares (four blocks).
+    /// </summary>
     /// <param name="name">The entry's name, as in <see cref="PackEntry.Name"/> (ordinal, case-sensitive).</param>
     /// <param name="cancellationToken">Stops the read.</param>
     /// <returns>A copy of the entry's contents, yours to keep.</returns>
@@ -310,19 +360,12 @@ public sealed class PackReader : IAsyncDisposable
 
     private ReadOnlyMemory<byte> ReadEntry(PackEntry entry, CancellationToken cancellationToken)
     {
-        byte[] data = new byte[entry.Length];
-        long position = entry.DataOffset;
+        byte[] data = GC.AllocateUninitializedArray<byte>((int)entry.Length);
         int filled = 0;
         while (filled < data.Length)
         {
             cancellationToken.ThrowIfCancellationRequested();
-            int k = (int)(position / _index.BlockSize);
-            byte[] block = GetBlock(k);
-            int from = (int)(position - ((long)k * _index.BlockSize));
-            int count = Math.Min(data.Length - filled, _index.Blocks[k].RawLength - from);
-            block.AsSpan(from, count).CopyTo(data.AsSpan(filled));
-            filled += count;
-            position += count;
+            filled += ReadAt(entry, filled, data.AsSpan(filled, Math.Min(data.Length - filled, _index.BlockSize)));
         }
 
         if (PackHash.Hash(data) != entry.ContentHash)
@@ -333,34 +376,61 @@ public sealed class PackReader : IAsyncDisposable
         return data;
     }
 
-    private byte[] GetBlock(int k)
+    /// <summary>
+    /// Copies the entry's bytes from <paramref name="position"/> into <paramref name="destination"/>, decoding only the
+    /// blocks they lie in, through the block cache. Does not check the entry's hash: the caller does, when it has read
+    /// the whole entry (<see cref="VerifyInOneBlock"/>, <see cref="PackHash.Incremental"/>).
+    /// </summary>
+    /// <returns>The bytes copied: all of <paramref name="destination"/>, or up to the entry's end; 0 at or past it.</returns>
+    internal int ReadAt(PackEntry entry, long position, Span<byte> destination)
     {
-        lock (_cache)
+        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+        if (position >= entry.Length)
         {
-            for (LinkedListNode<(int Block, byte[] Data)>? node = _cache.First; node is not null; node = node.Next)
-            {
-                if (node.Value.Block == k)
-                {
-                    _cache.Remove(node);
-                    _cache.AddFirst(node);
-                    return node.Value.Data;
-                }
-            }
+            return 0;
         }
 
-        // Cached blocks are plain arrays, not pooled: a caller may still be copying from one when it is evicted.
-        byte[] decoded = GC.AllocateUninitializedArray<byte>(_index.Blocks[k].RawLength);
-        PackBlockReader.ReadAndDecode(_handle, Path, _index.Blocks[k], k, _pool, decoded);
-        lock (_cache)
+        int total = (int)Math.Min(destination.Length, entry.Length - position);
+        long at = entry.DataOffset + position;
+        int filled = 0;
+        while (filled < total)
         {
-            _cache.AddFirst((k, decoded));
-            if (_cache.Count > CachedBlocks)
+            int k = (int)(at / _index.BlockSize);
+            int from = (int)(at - ((long)k * _index.BlockSize));
+            int count = Math.Min(total - filled, _index.Blocks[k].RawLength - from);
+            using (PackBlockCache.Lease block = _blockCache.Acquire(k))
             {
-                _cache.RemoveLast();
+                block.Data.AsSpan(from, count).CopyTo(destination[filled..]);
             }
+
+            filled += count;
+            at += count;
         }
 
-        return decoded;
+        return total;
+    }
+
+    /// <summary>Whether the entry lies in one block, so that its hash is checked from that block alone.</summary>
+    internal bool LiesInOneBlock(PackEntry entry) =>
+        entry.Length == 0 || entry.DataOffset / _index.BlockSize == (entry.DataOffset + entry.Length - 1) / _index.BlockSize;
+
+    /// <summary>Checks the hash of an entry that lies in one block, from the cached block: no copy.</summary>
+    /// <exception cref="InvalidDataException">The entry does not match its hash.</exception>
+    internal void VerifyInOneBlock(PackEntry entry)
+    {
+        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+        if (entry.Length == 0)
+        {
+            return;
+        }
+
+        int k = (int)(entry.DataOffset / _index.BlockSize);
+        int from = (int)(entry.DataOffset - ((long)k * _index.BlockSize));
+        using PackBlockCache.Lease block = _blockCache.Acquire(k);
+        if (PackHash.Hash(block.Data.AsSpan(from, (int)entry.Length)) != entry.ContentHash)
+        {
+            throw HashMismatch(entry);
+        }
     }
 
     /// <summary>
@@ -411,19 +481,21 @@ public sealed class PackReader : IAsyncDisposable
         }
     }
 
-    /// <summary>Closes the pack file. Loads still running fail; later calls do nothing.</summary>
-    /// <returns>A completed task.</returns>
-    public ValueTask DisposeAsync()
+    /// <summary>Closes the pack file and returns the cached blocks to the pool. Loads and reads still running fail; later calls do nothing.</summary>
+    public void Dispose()
     {
         if (Interlocked.Exchange(ref _disposed, 1) == 0)
         {
             _handle.Dispose();
-            lock (_cache)
-            {
-                _cache.Clear();
-            }
+            _blockCache.Dispose();
         }
+    }
 
+    /// <summary>Closes the pack file, as <see cref="Dispose"/> does: nothing in it waits.</summary>
+    /// <returns>A completed task.</returns>
+    public ValueTask DisposeAsync()
+    {
+        Dispose();
         return ValueTask.CompletedTask;
     }
 }

@@ -224,6 +224,73 @@ public sealed class PackRoundTripTests : PackTestBase
     }
 
     [Fact]
+    public async Task LoadAllAsync_EntriesEndingAtBlockEdgesAndEmptyOnes_ReturnsTheSameBytesInOrder()
+    {
+        // Names sort as packed: an entry that fills block 0, empty entries on the edge, one ending on the next edge, one
+        // over three blocks, and empty entries at the very end of the data.
+        int[] sizes = [SmallBlock, 0, SmallBlock - 10, 10, 0, (2 * SmallBlock) + 1, SmallBlock - 1, 0, 0];
+        var files = new Dictionary<string, byte[]>(StringComparer.Ordinal);
+        for (int i = 0; i < sizes.Length; i++)
+        {
+            byte[] data = TestData.Create(TestData.Mixed, sizes[i], seed: i + 20);
+            WriteFile($"src/e{i:D2}.bin", data);
+            files.Add($"e{i:D2}.bin", data);
+        }
+
+        await PackWriter.CreateAsync(PackPath, Source, new PackOptions { BlockSize = SmallBlock });
+        var pool = new CountingPool();
+        var order = new List<string>();
+        await using (PackReader reader = await PackReader.OpenAsync(PackPath, new PackReaderOptions { BufferPool = pool }))
+        {
+            await foreach (LoadedFile entry in reader.LoadAllAsync())
+            {
+                using (entry)
+                {
+                    order.Add(entry.Path);
+                    Assert.Equal(files[entry.Path], entry.Data.ToArray());
+                }
+            }
+        }
+
+        Assert.Equal(files.Keys.Order(StringComparer.Ordinal), order);
+        pool.AssertAllReturned();
+    }
+
+    [Fact]
+    public async Task LoadAllAsync_EntryDamagedInsideABlock_HandsOverTheEntriesBeforeItThenThrows()
+    {
+        byte[] first = TestData.Create(TestData.Random, 100, seed: 30);
+        byte[] second = TestData.Create(TestData.Random, 100, seed: 31);
+        WriteFile("src/a.bin", first);
+        WriteFile("src/b.bin", second);
+        WriteFile("src/c.bin", TestData.Create(TestData.Random, 100, seed: 32));
+        await PackWriter.CreateAsync(PackPath, Source, new PackOptions { BlockSize = SmallBlock });
+        byte[] pack = await File.ReadAllBytesAsync(PackPath);
+        pack[16 + 200 + 50] ^= 0x01; // random bytes: the block is stored raw, so only c.bin's hash can tell
+        await File.WriteAllBytesAsync(PackPath, pack);
+        var pool = new CountingPool();
+        var handedOver = new List<string>();
+
+        await using (PackReader reader = await PackReader.OpenAsync(PackPath, new PackReaderOptions { BufferPool = pool }))
+        {
+            InvalidDataException error = await Assert.ThrowsAsync<InvalidDataException>(async () =>
+            {
+                await foreach (LoadedFile entry in reader.LoadAllAsync())
+                {
+                    using (entry)
+                    {
+                        handedOver.Add(entry.Path);
+                    }
+                }
+            });
+            Assert.Contains("'c.bin'", error.Message, StringComparison.Ordinal);
+        }
+
+        Assert.Equal(["a.bin", "b.bin"], handedOver);
+        pool.AssertAllReturned();
+    }
+
+    [Fact]
     public async Task ExtractAsync_Pack_WritesTheSameTree()
     {
         Dictionary<string, byte[]> files = WriteSource(TestData.Mixed, 10, 0, 70_000, 5);
