@@ -280,13 +280,9 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
             }
         }
 
-        if (!CanClaim || !_run.TryClaim(wait: true, out int index))
-        {
-            return false;
-        }
-
-        _ = Open(index);
-        return true;
+        // Woken once room for a batch of files is free, not once per file the consumer takes: a full window would
+        // otherwise hand this thread and the consumer's a core back and forth per file.
+        return CanClaim && _run.WaitForDeliveryRoom(Math.Max(1, Math.Min(_depth / 2, _run.FilesLeft)));
     }
 
     private bool CanClaim => _claiming && !_run.StopToken.IsCancellationRequested && !_run.Readers.Retired;

@@ -41,6 +41,10 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     private int _activeReaders;
     private TaskCompletionSource? _readersExited;
 
+    // A helper ring waiting for room in the delivery window: the free slots it waits for (0: none waits).
+    private readonly object _roomGate = new();
+    private volatile int _roomWanted;
+
     private string[] _paths = [];
     private UndecodableNames? _undecodable;
     private SemaphoreSlim? _deliverySlots;
@@ -350,6 +354,30 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
         return false;
     }
 
+    /// <summary>
+    /// Waits until at least <paramref name="slots"/> delivery slots are free, for a reader that claims in batches;
+    /// <see langword="false"/> when no file is left to claim or the load stops.
+    /// </summary>
+    internal bool WaitForDeliveryRoom(int slots)
+    {
+        lock (_roomGate)
+        {
+            while (_deliverySlots!.CurrentCount < slots)
+            {
+                if (FilesLeft == 0 || _stop.IsCancellationRequested)
+                {
+                    return false;
+                }
+
+                _roomWanted = slots;
+                Monitor.Wait(_roomGate);
+                _roomWanted = 0;
+            }
+        }
+
+        return FilesLeft > 0 && !_stop.IsCancellationRequested;
+    }
+
     /// <summary>Claims the next file without a delivery slot (the pipeline takes its slots in its own order).</summary>
     internal bool TryClaimIndex(out int index)
     {
@@ -511,7 +539,16 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     {
         Budget.Stop();
         Readers.Stopped();
+        WakeRoomWaiters();
         WakeConsumer();
+    }
+
+    private void WakeRoomWaiters()
+    {
+        lock (_roomGate)
+        {
+            Monitor.PulseAll(_roomGate);
+        }
     }
 
     private void WakeConsumer()
@@ -580,6 +617,11 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     {
         Budget.Release(file.BudgetCharge);
         _deliverySlots!.Release();
+        if (_roomWanted > 0 && _deliverySlots.CurrentCount >= _roomWanted)
+        {
+            WakeRoomWaiters();
+        }
+
         _handedOver++;
         if (file.Error is null)
         {
