@@ -132,7 +132,11 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     /// <exception cref="ObjectDisposedException">The load was disposed.</exception>
     public ValueTask<bool> MoveNextAsync()
     {
-        ObjectDisposedException.ThrowIf(_disposed, this);
+        if (_disposed)
+        {
+            ThrowDisposed();
+        }
+
         if (!_started)
         {
             Start();
@@ -648,6 +652,10 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
             ExceptionDispatchInfo.Throw(file.Error!);
         }
     }
+
+    [System.Diagnostics.CodeAnalysis.DoesNotReturn]
+    private static void ThrowDisposed() => throw new ObjectDisposedException(
+        "IAsyncEnumerator<LoadedFile>", "The load's enumerator was disposed: enumerate FileLoader.LoadAsync's result again for a new load.");
 
     private void ThrowIfStoppedLocked()
     {
