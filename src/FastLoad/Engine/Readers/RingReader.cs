@@ -24,6 +24,9 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     /// <summary>A set gets one ring per this many files, up to one per core: below it, a thread costs more than it reads.</summary>
     internal const int MinFilesPerRing = 128;
 
+    /// <summary>A ring reads at least this many files at once: shallower, a submission carries too few requests to pay.</summary>
+    internal const int MinDepthPerRing = 8;
+
     // Room for a path and its NUL in each slot; a longer path (rare: PATH_MAX is 4096) is opened the ordinary way.
     private const int PathCapacity = 1024;
 
@@ -95,7 +98,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
         }
 
         int rings = Math.Min(Environment.ProcessorCount, fileCount / MinFilesPerRing);
-        return Math.Clamp(rings, 1, DepthFor(options, kind, fileCount));
+        return Math.Clamp(rings, 1, Math.Max(1, DepthFor(options, kind, fileCount) / MinDepthPerRing));
     }
 
     /// <summary>The depth of ring <paramref name="ring"/> of <paramref name="rings"/> sharing <paramref name="total"/> reads at once.</summary>
