@@ -150,11 +150,12 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
         int done = Reap() + StartWaitingReads() + Refill();
 
         // Results can call for more requests (a read once its open is done, an open once a file is done): submitted at
-        // once, so that the kernel is never idle while this thread does something else.
+        // once, so that the kernel is never idle while this thread does something else. Cached files complete during
+        // the submission itself; only when nothing did and requests remain does the thread wait.
         bool waited = false;
         while (_ring.Unsubmitted > 0 || (wait && !waited && done == 0 && _inKernel > 0))
         {
-            bool block = wait && !waited && done == 0 && _inKernel > 0;
+            bool block = _ring.Unsubmitted == 0;
             if (block)
             {
                 // Time this thread would spend waiting anyway: it starts the metrics' creation (no-op once started) and,
