@@ -31,7 +31,7 @@ public sealed class PackedSiteTests : IAsyncLifetime
         { "data/big.json", "application/json" },
     };
 
-    public async Task InitializeAsync()
+    public async ValueTask InitializeAsync()
     {
         Add("index.html", Encoding.UTF8.GetBytes("<!DOCTYPE html><html><head><link rel=\"stylesheet\" href=\"css/site.css\"></head><body>packed</body></html>"));
         Add("css/site.css", Encoding.UTF8.GetBytes("body { color: #222; }"));
@@ -54,7 +54,7 @@ public sealed class PackedSiteTests : IAsyncLifetime
         _client = new HttpClient { BaseAddress = new Uri(_app.Urls.Single()), Timeout = TimeSpan.FromSeconds(30) };
     }
 
-    public async Task DisposeAsync()
+    public async ValueTask DisposeAsync()
     {
         _client?.Dispose();
         if (_app is not null)

@@ -33,7 +33,7 @@ public sealed class FileProviderFixture : IAsyncLifetime
 
     public PreloadedFileProvider Preloaded { get; private set; } = null!;
 
-    public async Task InitializeAsync()
+    public async ValueTask InitializeAsync()
     {
         Add("empty.txt", 0);
         Add("one.bin", 1);
@@ -54,7 +54,7 @@ public sealed class FileProviderFixture : IAsyncLifetime
         Preloaded = await PreloadedFileProvider.LoadAsync(Folder);
     }
 
-    public async Task DisposeAsync()
+    public async ValueTask DisposeAsync()
     {
         Physical?.Dispose();
         if (Pack is not null)

@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using FastLoad.FileSystem;
 
 namespace FastLoad.Tests.Infrastructure;
@@ -5,7 +6,9 @@ namespace FastLoad.Tests.Infrastructure;
 /// <summary>A fact that runs on Linux only (FIFOs, devices, /proc, statx, page-cache eviction); skipped elsewhere with that reason.</summary>
 public sealed class LinuxFactAttribute : FactAttribute
 {
-    public LinuxFactAttribute()
+    public LinuxFactAttribute(
+        [CallerFilePath] string? sourceFilePath = null, [CallerLineNumber] int sourceLineNumber = -1)
+        : base(sourceFilePath, sourceLineNumber)
     {
         if (!OperatingSystem.IsLinux())
         {
@@ -17,7 +20,9 @@ public sealed class LinuxFactAttribute : FactAttribute
 /// <summary>A theory that runs on Linux only.</summary>
 public sealed class LinuxTheoryAttribute : TheoryAttribute
 {
-    public LinuxTheoryAttribute()
+    public LinuxTheoryAttribute(
+        [CallerFilePath] string? sourceFilePath = null, [CallerLineNumber] int sourceLineNumber = -1)
+        : base(sourceFilePath, sourceLineNumber)
     {
         if (!OperatingSystem.IsLinux())
         {
@@ -35,7 +40,9 @@ public sealed class UnprivilegedChildFactAttribute : FactAttribute
 {
     public const string SetprivPath = "/usr/bin/setpriv";
 
-    public UnprivilegedChildFactAttribute()
+    public UnprivilegedChildFactAttribute(
+        [CallerFilePath] string? sourceFilePath = null, [CallerLineNumber] int sourceLineNumber = -1)
+        : base(sourceFilePath, sourceLineNumber)
     {
         if (!OperatingSystem.IsLinux())
         {
@@ -94,7 +101,9 @@ internal static class FileSystemCase
 /// <summary>A fact for a file system that ignores case; skipped elsewhere with that reason.</summary>
 public sealed class CaseInsensitiveFileSystemFactAttribute : FactAttribute
 {
-    public CaseInsensitiveFileSystemFactAttribute()
+    public CaseInsensitiveFileSystemFactAttribute(
+        [CallerFilePath] string? sourceFilePath = null, [CallerLineNumber] int sourceLineNumber = -1)
+        : base(sourceFilePath, sourceLineNumber)
     {
         if (!FileSystemCase.IgnoresCase)
         {
@@ -106,7 +115,9 @@ public sealed class CaseInsensitiveFileSystemFactAttribute : FactAttribute
 /// <summary>A fact for a file system that tells names apart by case; skipped elsewhere with that reason.</summary>
 public sealed class CaseSensitiveFileSystemFactAttribute : FactAttribute
 {
-    public CaseSensitiveFileSystemFactAttribute()
+    public CaseSensitiveFileSystemFactAttribute(
+        [CallerFilePath] string? sourceFilePath = null, [CallerLineNumber] int sourceLineNumber = -1)
+        : base(sourceFilePath, sourceLineNumber)
     {
         if (FileSystemCase.IgnoresCase)
         {
@@ -135,7 +146,9 @@ internal static class IoUringAvailability
 /// <summary>A fact that needs the kernel's io_uring; skipped, with the kernel's reason, where it is refused.</summary>
 public sealed class IoUringFactAttribute : FactAttribute
 {
-    public IoUringFactAttribute()
+    public IoUringFactAttribute(
+        [CallerFilePath] string? sourceFilePath = null, [CallerLineNumber] int sourceLineNumber = -1)
+        : base(sourceFilePath, sourceLineNumber)
     {
         Skip = IoUringAvailability.Refusal;
     }
@@ -144,7 +157,9 @@ public sealed class IoUringFactAttribute : FactAttribute
 /// <summary>A theory that needs the kernel's io_uring.</summary>
 public sealed class IoUringTheoryAttribute : TheoryAttribute
 {
-    public IoUringTheoryAttribute()
+    public IoUringTheoryAttribute(
+        [CallerFilePath] string? sourceFilePath = null, [CallerLineNumber] int sourceLineNumber = -1)
+        : base(sourceFilePath, sourceLineNumber)
     {
         Skip = IoUringAvailability.Refusal;
     }

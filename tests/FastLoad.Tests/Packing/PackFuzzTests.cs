@@ -1,6 +1,5 @@
 using System.Diagnostics;
 using FastLoad.Tests.Infrastructure;
-using Xunit.Abstractions;
 
 namespace FastLoad.Tests.Packing;
 

@@ -77,12 +77,11 @@ public class StorageProbeTests : TempDirectoryTestBase
         Assert.Equal(StorageBus.Memory, device.Bus);
     }
 
-    [SkippableFact]
+    [LinuxFact]
     public void Describe_VirtioDisk_IsUnknownWhateverItsRotationalFlagSays()
     {
-        Skip.IfNot(OperatingSystem.IsLinux(), "Needs Linux (sysfs tells the bus).");
         StorageDevice device = StorageProbe.Describe(Root);
-        Skip.If(device.Bus != StorageBus.Virtio, $"The temporary folder is on {device.Name} ({device.Bus}), not on a virtio disk.");
+        Assert.SkipWhen(device.Bus != StorageBus.Virtio, $"The temporary folder is on {device.Name} ({device.Bus}), not on a virtio disk.");
 
         Assert.Equal(StorageKind.Unknown, device.Kind);
         Assert.NotNull(device.IsRotational);

@@ -1,7 +1,6 @@
 using System.Diagnostics;
 using System.Globalization;
 using FastLoad.Tests.Infrastructure;
-using Xunit.Abstractions;
 
 namespace FastLoad.Tests.Reliability;
 

@@ -2,7 +2,6 @@ using System.Diagnostics;
 using System.Globalization;
 using System.Text;
 using FastLoad.Tests.Infrastructure;
-using Xunit.Abstractions;
 
 namespace FastLoad.Tests.Reliability;
 
