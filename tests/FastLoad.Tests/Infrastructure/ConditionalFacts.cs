@@ -1,34 +1,85 @@
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using FastLoad.FileSystem;
 
 namespace FastLoad.Tests.Infrastructure;
 
-/// <summary>A fact that runs on Linux only (FIFOs, devices, /proc, statx, page-cache eviction); skipped elsewhere with that reason.</summary>
+/// <summary>Where the suite runs, for the attributes below and for tests whose expectations differ by platform.</summary>
+internal static class TestPlatform
+{
+    /// <summary>
+    /// Whether this "Windows" is Wine (its ntdll exports <c>wine_get_version</c>): the Windows code paths run, but over a
+    /// Unix file system, without Windows' storage drivers, and at Wine's speed for threads and processes.
+    /// </summary>
+    public static bool IsWine { get; } =
+        OperatingSystem.IsWindows() && NativeLibrary.TryLoad("ntdll.dll", out nint ntdll) && NativeLibrary.TryGetExport(ntdll, "wine_get_version", out _);
+
+    internal static string? UnlessLinux(string? needs) =>
+        OperatingSystem.IsLinux() ? null : $"Needs Linux ({needs ?? "FIFOs, character devices, /proc, posix_fadvise"}).";
+
+    internal static string? UnlessWindows(string? needs) =>
+        OperatingSystem.IsWindows() ? null : $"Needs Windows ({needs ?? "Win32 volumes, handles and control codes"}).";
+
+    internal static string? UnlessUnix(string? needs) =>
+        !OperatingSystem.IsWindows() ? null : $"Needs Linux or macOS ({needs ?? "Unix file names and modes"}).";
+
+    internal static string? UnlessNotWine(string why) => IsWine ? $"Not under Wine: {why}" : null;
+}
+
+/// <summary>A fact that runs on Linux only; skipped elsewhere, saying what it needs of Linux.</summary>
 public sealed class LinuxFactAttribute : FactAttribute
 {
     public LinuxFactAttribute(
-        [CallerFilePath] string? sourceFilePath = null, [CallerLineNumber] int sourceLineNumber = -1)
-        : base(sourceFilePath, sourceLineNumber)
-    {
-        if (!OperatingSystem.IsLinux())
-        {
-            Skip = "Needs Linux (FIFOs, character devices, /proc, posix_fadvise).";
-        }
-    }
+        string? needs = null, [CallerFilePath] string? sourceFilePath = null, [CallerLineNumber] int sourceLineNumber = -1)
+        : base(sourceFilePath, sourceLineNumber) => Skip = TestPlatform.UnlessLinux(needs);
 }
 
-/// <summary>A theory that runs on Linux only.</summary>
+/// <summary>A theory that runs on Linux only; skipped elsewhere, saying what it needs of Linux.</summary>
 public sealed class LinuxTheoryAttribute : TheoryAttribute
 {
     public LinuxTheoryAttribute(
-        [CallerFilePath] string? sourceFilePath = null, [CallerLineNumber] int sourceLineNumber = -1)
-        : base(sourceFilePath, sourceLineNumber)
-    {
-        if (!OperatingSystem.IsLinux())
-        {
-            Skip = "Needs Linux (FIFOs, character devices, /proc, posix_fadvise).";
-        }
-    }
+        string? needs = null, [CallerFilePath] string? sourceFilePath = null, [CallerLineNumber] int sourceLineNumber = -1)
+        : base(sourceFilePath, sourceLineNumber) => Skip = TestPlatform.UnlessLinux(needs);
+}
+
+/// <summary>A fact for a Windows-only code path (under Wine too); skipped elsewhere, saying what it needs of Windows.</summary>
+public sealed class WindowsFactAttribute : FactAttribute
+{
+    public WindowsFactAttribute(
+        string? needs = null, [CallerFilePath] string? sourceFilePath = null, [CallerLineNumber] int sourceLineNumber = -1)
+        : base(sourceFilePath, sourceLineNumber) => Skip = TestPlatform.UnlessWindows(needs);
+}
+
+/// <summary>A theory for a Windows-only code path (under Wine too); skipped elsewhere, saying what it needs of Windows.</summary>
+public sealed class WindowsTheoryAttribute : TheoryAttribute
+{
+    public WindowsTheoryAttribute(
+        string? needs = null, [CallerFilePath] string? sourceFilePath = null, [CallerLineNumber] int sourceLineNumber = -1)
+        : base(sourceFilePath, sourceLineNumber) => Skip = TestPlatform.UnlessWindows(needs);
+}
+
+/// <summary>A fact that needs what Linux and macOS share (names Windows forbids, Unix modes); skipped on Windows with the reason.</summary>
+public sealed class UnixFactAttribute : FactAttribute
+{
+    public UnixFactAttribute(
+        string? needs = null, [CallerFilePath] string? sourceFilePath = null, [CallerLineNumber] int sourceLineNumber = -1)
+        : base(sourceFilePath, sourceLineNumber) => Skip = TestPlatform.UnlessUnix(needs);
+}
+
+/// <summary>A fact that holds on every OS but cannot run under Wine; skipped there, saying why (it runs on Linux and on Windows).</summary>
+public sealed class NotUnderWineFactAttribute : FactAttribute
+{
+    public NotUnderWineFactAttribute(
+        string why, [CallerFilePath] string? sourceFilePath = null, [CallerLineNumber] int sourceLineNumber = -1)
+        : base(sourceFilePath, sourceLineNumber) => Skip = TestPlatform.UnlessNotWine(why);
+}
+
+/// <summary>A theory that holds on every OS but cannot run under Wine; skipped there, saying why.</summary>
+public sealed class NotUnderWineTheoryAttribute : TheoryAttribute
+{
+    public NotUnderWineTheoryAttribute(
+        string why, [CallerFilePath] string? sourceFilePath = null, [CallerLineNumber] int sourceLineNumber = -1)
+        : base(sourceFilePath, sourceLineNumber) => Skip = TestPlatform.UnlessNotWine(why);
 }
 
 /// <summary>

@@ -55,7 +55,7 @@ public class StorageProbeTests : TempDirectoryTestBase
         Assert.Equal(expected, StorageProbe.ParseCount(System.Text.Encoding.ASCII.GetBytes(text)));
     }
 
-    [LinuxFact]
+    [LinuxFact("major:minor device numbers; Windows has its own test")]
     public void Describe_TempDirectory_NamesADeviceAndFileSystem()
     {
         StorageDevice device = StorageProbe.Describe(Root);
@@ -66,7 +66,7 @@ public class StorageProbeTests : TempDirectoryTestBase
         Assert.Contains(device.Name, device.ToString());
     }
 
-    [LinuxFact]
+    [LinuxFact("/dev/shm, a tmpfs")]
     public void Describe_Tmpfs_IsMemory()
     {
         Assert.True(Directory.Exists("/dev/shm"), "/dev/shm is a tmpfs on every Linux this project targets.");
@@ -77,7 +77,7 @@ public class StorageProbeTests : TempDirectoryTestBase
         Assert.Equal(StorageBus.Memory, device.Bus);
     }
 
-    [LinuxFact]
+    [LinuxFact("sysfs, which names the bus")]
     public void Describe_VirtioDisk_IsUnknownWhateverItsRotationalFlagSays()
     {
         StorageDevice device = StorageProbe.Describe(Root);
@@ -87,7 +87,7 @@ public class StorageProbeTests : TempDirectoryTestBase
         Assert.NotNull(device.IsRotational);
     }
 
-    [LinuxFact]
+    [LinuxFact("/proc")]
     public void Describe_ProcFileSystem_HasNoBlockDeviceAndIsUnknown()
     {
         StorageDevice device = StorageProbe.Describe("/proc/self/status");
@@ -106,7 +106,7 @@ public class StorageProbeTests : TempDirectoryTestBase
         Assert.Contains(missing, ex.Message);
     }
 
-    [LinuxFact]
+    [Fact]
     public void Describe_SamePathTwice_ReturnsTheCachedDescription()
     {
         Assert.Same(StorageProbe.Describe(Root), StorageProbe.Describe(Root));
