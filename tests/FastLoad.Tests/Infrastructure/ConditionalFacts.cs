@@ -5,7 +5,7 @@ using FastLoad.FileSystem;
 namespace FastLoad.Tests.Infrastructure;
 
 /// <summary>Where the suite runs, for the attributes below and for tests whose expectations differ by platform.</summary>
-internal static class TestPlatform
+public static class TestPlatform
 {
     /// <summary>
     /// Whether this "Windows" is Wine (its ntdll exports <c>wine_get_version</c>): the Windows code paths run, but over a
