@@ -7,9 +7,6 @@ public class CancellationTests : TempDirectoryTestBase
 {
     private static readonly TimeSpan NoHang = TimeSpan.FromSeconds(60);
 
-    // Not yet understood: under Wine one round of 40 on the thread pool took over 60 s (the Linux run takes seconds).
-    private const string ThreadPoolUnderWine = "Not under Wine: a round on the thread pool outlasted NoHang there; not seen on Linux, not tried on Windows.";
-
     public CancellationTests()
     {
         var random = new Random(5);
@@ -52,8 +49,8 @@ public class CancellationTests : TempDirectoryTestBase
     [InlineData(IoScheduling.IoUring, LoadOrdering.Input)]
     [InlineData(IoScheduling.DedicatedThreads, LoadOrdering.Completion)]
     [InlineData(IoScheduling.DedicatedThreads, LoadOrdering.Input)]
-    [InlineData(IoScheduling.ThreadPool, LoadOrdering.Completion, Skip = ThreadPoolUnderWine, SkipType = typeof(TestPlatform), SkipWhen = nameof(TestPlatform.IsWine))]
-    [InlineData(IoScheduling.ThreadPool, LoadOrdering.Input, Skip = ThreadPoolUnderWine, SkipType = typeof(TestPlatform), SkipWhen = nameof(TestPlatform.IsWine))]
+    [InlineData(IoScheduling.ThreadPool, LoadOrdering.Completion, Skip = TestPlatform.ThreadPoolUnderWine, SkipType = typeof(TestPlatform), SkipWhen = nameof(TestPlatform.IsWine))]
+    [InlineData(IoScheduling.ThreadPool, LoadOrdering.Input, Skip = TestPlatform.ThreadPoolUnderWine, SkipType = typeof(TestPlatform), SkipWhen = nameof(TestPlatform.IsWine))]
     public async Task LoadAsync_CanceledAtRandomPoints_NeverHangsAndReturnsEveryBuffer(IoScheduling scheduling, LoadOrdering ordering)
     {
         var random = new Random(17);
