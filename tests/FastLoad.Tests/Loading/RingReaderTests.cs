@@ -68,7 +68,7 @@ public class RingReaderTests : TempDirectoryTestBase
         Assert.InRange(summary.PeakConcurrentReads, 1, expected);
     }
 
-    [LinuxFact]
+    [LinuxFact("io_uring, refused by a test hook")]
     public async Task Load_RingRefused_ReadsOnThreadsAndSaysWhy()
     {
         List<string> paths = [.. Enumerable.Range(0, 40).Select(i => WriteFile($"f{i:D2}.bin", 3000, seed: i))];
