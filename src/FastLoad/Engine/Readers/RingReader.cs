@@ -310,7 +310,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     private int Refill()
     {
         int published = 0;
-        while (InUse < _depth && CanClaim && _run.TryClaim(wait: false, out int index))
+        while (InUse < _depth && CanClaim && !_run.ReadAheadFull && _run.TryClaim(wait: false, out int index))
         {
             published += Open(index);
         }

@@ -41,9 +41,18 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     private int _activeReaders;
     private TaskCompletionSource? _readersExited;
 
-    // A helper ring waiting for room in the delivery window: the free slots it waits for (0: none waits).
+    /// <summary>
+    /// The bytes of files read and not yet taken beyond which the rings open no more files. Reads ahead of the consumer
+    /// only keep the device busy while the consumer works; each holds a buffer, fresh memory in a new process, so a
+    /// warm load that read as far ahead as the budget allows touched that much memory for nothing (docs/benchmarks.md).
+    /// </summary>
+    internal const long ReadAheadBytes = 8L * 1024 * 1024;
+
+    // A helper ring waiting for room: the free delivery slots it waits for (0: none waits). Room also needs the files
+    // read and not yet taken below the read-ahead.
     private readonly object _roomGate = new();
     private volatile int _roomWanted;
+    private long _readyBytes;
 
     private string[] _paths = [];
     private UndecodableNames? _undecodable;
@@ -366,21 +375,33 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     {
         lock (_roomGate)
         {
-            while (_deliverySlots!.CurrentCount < slots)
+            // Said before the room is looked at: a hand-over that frees it after the look sees the wish and wakes this
+            // thread (it takes the gate, which the wait gives up).
+            _roomWanted = slots;
+            Interlocked.MemoryBarrier();
+            try
             {
-                if (FilesLeft == 0 || _stop.IsCancellationRequested)
+                while (_deliverySlots!.CurrentCount < slots || ReadAheadFull)
                 {
-                    return false;
-                }
+                    if (FilesLeft == 0 || _stop.IsCancellationRequested)
+                    {
+                        return false;
+                    }
 
-                _roomWanted = slots;
-                Monitor.Wait(_roomGate);
+                    Monitor.Wait(_roomGate);
+                }
+            }
+            finally
+            {
                 _roomWanted = 0;
             }
         }
 
         return FilesLeft > 0 && !_stop.IsCancellationRequested;
     }
+
+    /// <summary>Whether the files read and not yet taken hold <see cref="ReadAheadBytes"/> or more: the rings open no more files.</summary>
+    internal bool ReadAheadFull => Volatile.Read(ref _readyBytes) >= ReadAheadBytes;
 
     /// <summary>Claims the next file without a delivery slot (the pipeline takes its slots in its own order).</summary>
     internal bool TryClaimIndex(out int index)
@@ -580,6 +601,7 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
         lock (_sync)
         {
             _ready.Add(file);
+            Interlocked.Add(ref _readyBytes, file.BudgetCharge);
             wake = !_inputOrder || file.Index == _nextIndex;
 
             if (wake && _consumerBlocked)
@@ -620,8 +642,9 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     private bool HandOver(LoadedFile file)
     {
         Budget.Release(file.BudgetCharge);
+        Interlocked.Add(ref _readyBytes, -file.BudgetCharge);
         _deliverySlots!.Release();
-        if (_roomWanted > 0 && _deliverySlots.CurrentCount >= _roomWanted)
+        if (_roomWanted > 0 && _deliverySlots.CurrentCount >= _roomWanted && !ReadAheadFull)
         {
             WakeRoomWaiters();
         }
