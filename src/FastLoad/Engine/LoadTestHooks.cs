@@ -30,6 +30,9 @@ internal sealed class LoadTestHooks
     /// <summary>Called with a file's path on the thread that reads it with blocking calls (not through a ring).</summary>
     public Action<string>? OnBlockingRead { get; init; }
 
+    /// <summary>Called on each direct reader thread as it starts, before it starts the next or reads: a slow thread start.</summary>
+    public Action? OnReaderThreadStart { get; init; }
+
     /// <summary>Called with a file's path when a pipeline lane's read block takes it; what it throws faults the lane.</summary>
     public Action<string>? OnLaneRead { get; init; }
 

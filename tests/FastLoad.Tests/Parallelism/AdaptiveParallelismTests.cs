@@ -160,6 +160,37 @@ public class AdaptiveParallelismTests : TempDirectoryTestBase
     }
 
     [Fact]
+    public async Task Load_ReaderThreadsThatStartAfterTheCallerReadEverything_SettleOnTheThreadsTheBudgetFeeds()
+    {
+        // On a busy machine the consumer's thread can read the whole set before the first reader thread runs: the
+        // files it read count towards the budget's limit as the threads' would.
+        for (int i = 0; i < 200; i++)
+        {
+            WriteFile($"f{i:D3}.bin", 60_000, seed: i);
+        }
+
+        using var everyFileTaken = new ManualResetEventSlim();
+        var hooks = new LoadTestHooks { OnReaderThreadStart = () => everyFileTaken.Wait(TimeSpan.FromSeconds(30)) };
+        var loader = new FileLoader(new FileLoaderOptions { MemoryBudget = 256 * 1024, Scheduling = IoScheduling.DedicatedThreads }, hooks);
+        int taken = 0;
+
+        LoadSummary summary = await loader.LoadAsync(FileSet.FromDirectory(Root), (_, _) =>
+        {
+            if (Interlocked.Increment(ref taken) == 200)
+            {
+                everyFileTaken.Set();
+            }
+
+            return ValueTask.CompletedTask;
+        });
+
+        Assert.True(everyFileTaken.IsSet);
+        Assert.Equal(200, summary.FileCount);
+        Assert.Equal(1, summary.PeakConcurrentReads);
+        Assert.Equal(2, summary.DegreeOfParallelism);
+    }
+
+    [Fact]
     public async Task Load_ReportsTheStorageDevice()
     {
         WriteSmallFiles(3);

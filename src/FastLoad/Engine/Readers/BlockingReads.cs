@@ -20,7 +20,8 @@ internal static class BlockingReads
     /// <param name="handle">The open file; closed here.</param>
     /// <param name="length">Its length when opened.</param>
     /// <param name="charge">What its bytes were charged to the budget.</param>
-    public static void ReadOpenedAndPublish(LoadRun run, int index, SafeFileHandle handle, long length, long charge) =>
+    /// <returns>The bytes read; 0 when the file failed.</returns>
+    public static long ReadOpenedAndPublish(LoadRun run, int index, SafeFileHandle handle, long length, long charge) =>
         ReadAndPublish(run, index, handle, length, charge);
 
     /// <summary>

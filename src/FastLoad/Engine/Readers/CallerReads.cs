@@ -68,7 +68,7 @@ internal sealed class CallerReads(LoadRun run) : ConsumerThreadReader
             return true;
         }
 
-        BlockingReads.ReadOpenedAndPublish(run, _index, handle, _length, _charge);
+        run.Readers.FileRead(BlockingReads.ReadOpenedAndPublish(run, _index, handle, _length, _charge));
         return true;
     }
 }

@@ -105,6 +105,26 @@ internal sealed class DirectReaders
         }
     }
 
+    /// <summary>
+    /// Counts a file read by a reader thread or by the caller, whose reads are the load's too: once the files' sizes
+    /// are known, no more threads than the budget keeps busy (the caller may read the first files before any thread
+    /// has started), and the controller measures every read.
+    /// </summary>
+    /// <param name="bytes">The bytes read; 0 when the file failed.</param>
+    public void FileRead(long bytes)
+    {
+        if (!_budgetChecked && bytes > 0)
+        {
+            _budgetChecked = true;
+            Limit(_run.Readers.ThreadsTheBudgetFeeds());
+        }
+
+        if (_controller?.OnCompleted(bytes, 1) is int limit)
+        {
+            ChangeLimit(limit);
+        }
+    }
+
     private void StartNext()
     {
         // No thread for a set that the started ones (and the caller) have already taken.
@@ -148,6 +168,7 @@ internal sealed class DirectReaders
         bool countedInLoad = true;
         try
         {
+            _run.Hooks.OnReaderThreadStart?.Invoke();
             StartNext();
             if (ordinal == 0)
             {
@@ -178,18 +199,7 @@ internal sealed class DirectReaders
                     break;
                 }
 
-                long bytes = BlockingReads.ReadAndPublish(_run, index);
-                if (!_budgetChecked && bytes > 0)
-                {
-                    // Once the files' sizes are known: no more threads than the budget keeps busy.
-                    _budgetChecked = true;
-                    Limit(_run.Readers.ThreadsTheBudgetFeeds());
-                }
-
-                if (_controller?.OnCompleted(bytes, 1) is int limit)
-                {
-                    ChangeLimit(limit);
-                }
+                FileRead(BlockingReads.ReadAndPublish(_run, index));
             }
         }
         catch (Exception ex)

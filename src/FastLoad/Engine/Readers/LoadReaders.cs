@@ -46,6 +46,20 @@ internal sealed class LoadReaders(LoadRun run)
 
     internal bool HasDirectReaders => _direct is not null;
 
+    /// <summary>Counts a file the caller's thread read, as the reader threads count theirs.</summary>
+    internal void FileRead(long bytes)
+    {
+        try
+        {
+            _direct?.FileRead(bytes);
+        }
+        catch (Exception ex)
+        {
+            // A reader thread the new limit asked for could not be started: stop the load visibly, as a thread would.
+            run.Fail(ex);
+        }
+    }
+
     /// <summary>Starts reading; returns the reader the consumer's thread drives, if any.</summary>
     public ConsumerThreadReader? Start()
     {
