@@ -1,3 +1,4 @@
+using FastLoad.Engine;
 using FastLoad.Tests.Infrastructure;
 
 namespace FastLoad.Tests.Loading;
@@ -91,6 +92,70 @@ public class BoundsAndOrderingTests : TempDirectoryTestBase
         Assert.Equal(40, loaded.Count);
         Assert.All(loaded, file => Assert.Equal(expected[file.Path], file.Data));
         Assert.InRange(summary.PeakBytesInFlight, FileSize, ordering == LoadOrdering.Input ? Budget + FileSize : Budget);
+        pool.AssertAllReturned();
+    }
+
+    [Fact]
+    public async Task LoadAsync_InputOrderingWithTheNextFileWaiting_HoldsAtMostOneFileBeyondTheBudget()
+    {
+        // Files 2 and 3 take the budget; file 0, which delivery waits for, goes beyond it; file 1 waits for bytes. When
+        // file 0 is handed over, its bytes must leave the budget before file 1 may go beyond it in its turn.
+        const int FileSize = 100_000;
+        const long Budget = 256 * 1024;
+        var paths = new string[8];
+        for (int i = 0; i < paths.Length; i++)
+        {
+            paths[i] = WriteFile($"f{i}.bin", FileSize, seed: i);
+        }
+
+        int rents = 0;
+        using var laterFilesHeld = new ManualResetEventSlim();
+        var pool = new CountingPool
+        {
+            OnRent = _ =>
+            {
+                if (Interlocked.Increment(ref rents) == 2)
+                {
+                    laterFilesHeld.Set();
+                }
+            },
+        };
+        var hooks = new LoadTestHooks
+        {
+            OnBlockingRead = path =>
+            {
+                if (path == paths[0] || path == paths[1])
+                {
+                    laterFilesHeld.Wait(TimeSpan.FromSeconds(30));
+                }
+
+                if (path == paths[0])
+                {
+                    // Lets file 1's reader reach the budget and wait there first.
+                    Thread.Sleep(200);
+                }
+            },
+        };
+        var options = new FileLoaderOptions
+        {
+            MemoryBudget = Budget,
+            MaxDegreeOfParallelism = 4,
+            Ordering = LoadOrdering.Input,
+            Scheduling = IoScheduling.DedicatedThreads,
+            BufferPool = pool,
+        };
+        var loaded = new List<string>();
+
+        LoadSummary summary = await new FileLoader(options, hooks).LoadAsync(
+            FileSet.FromPaths(paths),
+            (file, _) =>
+            {
+                loaded.Add(file.Path);
+                return ValueTask.CompletedTask;
+            }).WaitAsync(TimeSpan.FromSeconds(60));
+
+        Assert.Equal(paths, loaded);
+        Assert.InRange(summary.PeakBytesInFlight, FileSize, Budget + FileSize);
         pool.AssertAllReturned();
     }
 

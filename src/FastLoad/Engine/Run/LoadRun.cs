@@ -632,7 +632,6 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
         if (_inputOrder)
         {
             _nextIndex++;
-            Budget.SetDue(_nextIndex);
         }
 
         return true;
@@ -642,6 +641,12 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     private bool HandOver(LoadedFile file)
     {
         Budget.Release(file.BudgetCharge);
+        if (_inputOrder)
+        {
+            // Only once this file's bytes left the budget: the next may go beyond it, but never two files at once.
+            Budget.SetDue(file.Index + 1);
+        }
+
         Interlocked.Add(ref _readyBytes, -file.BudgetCharge);
         _deliverySlots!.Release();
         if (_roomWanted > 0 && _deliverySlots.CurrentCount >= _roomWanted && !ReadAheadFull)
