@@ -88,7 +88,7 @@ internal static class Comparison
             List<Row> rows = [.. methods.Select(m => times[m.Key].Row(m.Key, m.Name))];
             if (json)
             {
-                Console.WriteLine(JsonSerializer.Serialize(new Summary(paths.Count, expectedBytes, rounds, rows), ComparisonJson.Default.Summary));
+                Console.WriteLine(JsonSerializer.Serialize(new Summary(paths.Count, expectedBytes, rounds, rows), ComparisonJson.Relaxed.Summary));
             }
             else
             {
@@ -319,4 +319,9 @@ internal static class Comparison
 
 [System.Text.Json.Serialization.JsonSerializable(typeof(Comparison.Summary))]
 [System.Text.Json.Serialization.JsonSourceGenerationOptions(PropertyNamingPolicy = System.Text.Json.Serialization.JsonKnownNamingPolicy.CamelCase)]
-internal sealed partial class ComparisonJson : System.Text.Json.Serialization.JsonSerializerContext;
+internal sealed partial class ComparisonJson : System.Text.Json.Serialization.JsonSerializerContext
+{
+    /// <summary>Prints method names as written ("+", not "\u002B"), as <c>load --json</c> does: the output is read, not embedded in HTML.</summary>
+    public static ComparisonJson Relaxed { get; } =
+        new(new JsonSerializerOptions { PropertyNamingPolicy = JsonNamingPolicy.CamelCase, Encoder = System.Text.Encodings.Web.JavaScriptEncoder.UnsafeRelaxedJsonEscaping });
+}

@@ -38,6 +38,7 @@ public class BenchCommandTests : TempDirectoryTestBase
         Assert.Equal(bytes, json.RootElement.GetProperty("bytes").GetInt64());
         string[] keys = [.. json.RootElement.GetProperty("methods").EnumerateArray().Select(method => method.GetProperty("key").GetString()!)];
         Assert.Equal(["loop", "parallel", "fastload", .. WhereTheReferenceRuns("reference")], keys);
+        Assert.Contains("\"Parallel.ForEachAsync + ReadAllBytesAsync\"", output);
         Assert.All(
             json.RootElement.GetProperty("methods").EnumerateArray(),
             method =>
