@@ -8,8 +8,6 @@ namespace FastLoad.Tests.Docs;
 /// </summary>
 public class ReadmeTests
 {
-    private static readonly string Root = SourceLayers.FindRepositoryRoot();
-
     [Fact]
     public void QuickStart_IsTheCompiledSample()
     {
@@ -30,7 +28,9 @@ public class ReadmeTests
         Assert.Contains("dotnet add package FastLoad.Hosting --version 0.1.0", commands, StringComparison.Ordinal);
     }
 
-    private static string Read(string relativePath) => File.ReadAllText(Path.Combine(Root, relativePath)).ReplaceLineEndings("\n");
+    // Found per test, not in a static constructor: a checkout that is not there fails each test, never its type.
+    private static string Read(string relativePath) =>
+        File.ReadAllText(Path.Combine(SourceLayers.FindRepositoryRoot(), relativePath)).ReplaceLineEndings("\n");
 
     /// <summary>The body of the first fenced block that opens with <paramref name="fence"/> after the line <paramref name="heading"/>.</summary>
     private static string CodeBlockAfter(string markdown, string heading, string fence)
