@@ -7,7 +7,7 @@ namespace FastLoad.Prefetch;
 
 /// <summary>Which pages of a file are in the page cache (<c>mincore</c> over a mapping of the file; Linux and macOS).</summary>
 [UnsupportedOSPlatform("windows")]
-internal static unsafe class PageResidency
+internal static unsafe partial class PageResidency
 {
     /// <summary>
     /// Splits each of <paramref name="ranges"/> (in order, apart) of an open file into runs that are, or are not, in

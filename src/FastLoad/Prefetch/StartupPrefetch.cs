@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using FastLoad.Prefetch;
 using Microsoft.Extensions.Logging;
 
@@ -25,6 +26,7 @@ public sealed partial class StartupPrefetch : IDisposable
     private readonly DeferredLogger _log;
     private readonly CancellationTokenSource _stopReplay = new();
     private readonly ManualResetEventSlim _ended = new();
+    private readonly ManualResetEventSlim _disposing = new();
     private readonly TaskCompletionSource<StartupPrefetchSummary> _completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly StartupRecorder? _recorder;
     private readonly Thread _thread;
@@ -101,7 +103,7 @@ public sealed partial class StartupPrefetch : IDisposable
             () =>
             {
                 cancellationToken.ThrowIfCancellationRequested();
-                IoPriority.LowerForCurrentThread();
+                BackgroundPriority.LowerIo();
                 string path = Path.GetFullPath(manifestPath);
                 StartupManifest manifest = StartupManifest.Read(path);
                 ReplayOutcome outcome = new ManifestReplay(manifest, budget, PrefetchTestHooks.None, cancellationToken).Run();
@@ -114,9 +116,10 @@ public sealed partial class StartupPrefetch : IDisposable
     }
 
     /// <summary>
-    /// Ends the start: stops the replay where it is, and records this start into the manifest on the background
-    /// thread; <see cref="Completion"/> tells when it is written. Returns at once. Later calls do nothing but attach
-    /// a logger if none was.
+    /// Ends the start: stops the replay where it is, and records this start into the manifest on the background thread,
+    /// <see cref="StartupPrefetchOptions.RecordDelay"/> later (or at <see cref="Dispose"/>, if that comes first), at low
+    /// CPU priority; <see cref="Completion"/> tells when it is written. Returns at once. Later calls do nothing but
+    /// attach a logger if none was.
     /// </summary>
     /// <param name="logger">
     /// Where to log, if <see cref="Begin(StartupPrefetchOptions, ILogger)"/> was given no logger: the messages kept since then first. <see langword="null"/>
@@ -139,8 +142,9 @@ public sealed partial class StartupPrefetch : IDisposable
 
     /// <summary>
     /// Stops the replay; a start disposed before <see cref="End"/> is not recorded (a start that failed is no model for
-    /// the next). After <see cref="End"/>, waits up to 5 seconds for the manifest to be written, so that an application
-    /// that returns from <c>Main</c> right away keeps it.
+    /// the next). After <see cref="End"/>, records at once if the start was not recorded yet, and waits up to 5 seconds
+    /// for the manifest to be written, so that an application that returns from <c>Main</c> keeps it: dispose the start
+    /// when the application ends (a <c>using</c> declaration at the top of <c>Main</c>).
     /// </summary>
     public void Dispose()
     {
@@ -154,6 +158,8 @@ public sealed partial class StartupPrefetch : IDisposable
             EndSystemRecorder(discard: true);
             Stop();
         }
+
+        _disposing.Set();
 
         if (Thread.CurrentThread != _thread)
         {
@@ -193,7 +199,7 @@ public sealed partial class StartupPrefetch : IDisposable
         Recording? recording = null;
         try
         {
-            IoPriority.LowerForCurrentThread();
+            BackgroundPriority.LowerIo();
             string buildKey = _options.BuildKey ?? BuildKey.OfThisProcess();
             ManifestLocation location = ManifestLocation.For(_options.ManifestPath, _hooks);
             found = Find(location, buildKey);
@@ -212,8 +218,11 @@ public sealed partial class StartupPrefetch : IDisposable
 
             _hooks.AfterReplay?.Invoke();
             _ended.Wait();
+            BackgroundPriority.LowerCpu();
+            _log.Flush();
             if (_record)
             {
+                _disposing.Wait(_options.RecordDelay);
                 recording = Record(buildKey, location, found.Path);
             }
         }
@@ -225,6 +234,7 @@ public sealed partial class StartupPrefetch : IDisposable
         finally
         {
             _recorder?.Dispose();
+            _log.Flush();
             _completion.TrySetResult(Summarize(found, outcome, recording));
         }
     }
@@ -268,15 +278,17 @@ public sealed partial class StartupPrefetch : IDisposable
     /// <summary>This start, recorded and written where it can be; <see langword="null"/> (logged) where no place took it.</summary>
     private Recording? Record(string buildKey, ManifestLocation location, string? foundAt)
     {
+        long started = Stopwatch.GetTimestamp();
         StartupManifest recorded = _recorder!.Record(buildKey, _options, _hooks, location.Candidates);
         (string? path, bool written, List<Exception> errors) = location.Write(ManifestFormat.Write(recorded), foundAt);
+        double elapsed = Stopwatch.GetElapsedTime(started).TotalMilliseconds;
         if (path is null)
         {
             _log.Write(log => log.StartupManifestNotWritten(string.Join(", ", location.Candidates), errors.Count == 1 ? errors[0] : new AggregateException(errors)));
             return null;
         }
 
-        _log.Write(log => log.StartupManifestRecorded(path, recorded.FileArray.Length, recorded.ByteCount, written));
+        _log.Write(log => log.StartupManifestRecorded(path, Math.Round(elapsed, 1), recorded.FileArray.Length, recorded.ByteCount, written));
         return new Recording(path, written, recorded.FileArray.Length, recorded.ByteCount);
     }
 

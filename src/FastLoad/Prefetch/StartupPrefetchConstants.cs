@@ -16,4 +16,9 @@ internal static class StartupPrefetchConstants
     public const long DefaultMaxManifestBytes = 512L * 1024 * 1024;
 
     public const int MaxAdditionalFiles = 4096;
+
+    /// <summary>Two seconds: long enough for a web application's first requests, short enough that the process is still there.</summary>
+    public static readonly TimeSpan DefaultRecordDelay = TimeSpan.FromSeconds(2);
+
+    public static readonly TimeSpan MaxRecordDelay = TimeSpan.FromMinutes(10);
 }

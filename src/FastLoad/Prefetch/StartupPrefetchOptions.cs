@@ -32,6 +32,14 @@ public sealed class StartupPrefetchOptions
     /// <value>The default value is <see langword="true"/>. With <see langword="false"/> the manifest is only replayed, never written.</value>
     public bool Record { get; set; } = true;
 
+    /// <summary>
+    /// Gets or sets how long after <see cref="StartupPrefetch.End"/> the start is recorded: what the application reads
+    /// until then (a web application's first requests) counts as its start, and the recording stays off the path of those
+    /// first requests. <see cref="StartupPrefetch.Dispose"/> records at once.
+    /// </summary>
+    /// <value>The default value is 2 seconds; from zero to 10 minutes.</value>
+    public TimeSpan RecordDelay { get; set; } = StartupPrefetchConstants.DefaultRecordDelay;
+
     /// <summary>Gets or sets the most files a manifest lists.</summary>
     /// <value>The default value is 4,096; from 1 to 65,536.</value>
     [Range(1, StartupPrefetchConstants.MaxManifestFiles)]
@@ -69,6 +77,11 @@ public sealed class StartupPrefetchOptions
             Add(ref failures, $"{nameof(ReplayBudget)} must be 0 or more; it is {ReplayBudget}.");
         }
 
+        if (RecordDelay < TimeSpan.Zero || RecordDelay > StartupPrefetchConstants.MaxRecordDelay)
+        {
+            Add(ref failures, $"{nameof(RecordDelay)} must be between 0 and {StartupPrefetchConstants.MaxRecordDelay}; it is {RecordDelay}.");
+        }
+
         if (MaxManifestFiles is < 1 or > StartupPrefetchConstants.MaxManifestFiles)
         {
             Add(ref failures, $"{nameof(MaxManifestFiles)} must be between 1 and {StartupPrefetchConstants.MaxManifestFiles}; it is {MaxManifestFiles}.");
@@ -79,8 +92,7 @@ public sealed class StartupPrefetchOptions
             Add(ref failures, $"{nameof(MaxManifestBytes)} must be at least 1; it is {MaxManifestBytes}.");
         }
 
-        if (AdditionalFiles is null || AdditionalFiles.Count > StartupPrefetchConstants.MaxAdditionalFiles
-            || AdditionalFiles.Any(file => string.IsNullOrEmpty(file) || file.Contains('\0', StringComparison.Ordinal)))
+        if (AdditionalFiles is null || AdditionalFiles.Count > StartupPrefetchConstants.MaxAdditionalFiles || !AllPaths(AdditionalFiles))
         {
             Add(ref failures, $"{nameof(AdditionalFiles)} must hold at most {StartupPrefetchConstants.MaxAdditionalFiles} file paths, none empty.");
         }
@@ -94,6 +106,19 @@ public sealed class StartupPrefetchOptions
         var copy = (StartupPrefetchOptions)MemberwiseClone();
         copy.AdditionalFiles = AdditionalFiles is null ? null! : [.. AdditionalFiles];
         return copy;
+    }
+
+    private static bool AllPaths(IList<string> files)
+    {
+        foreach (string file in files)
+        {
+            if (string.IsNullOrEmpty(file) || file.Contains('\0', StringComparison.Ordinal))
+            {
+                return false;
+            }
+        }
+
+        return true;
     }
 
     private static void Add(ref string? failures, string failure) => failures = failures is null ? failure : $"{failures} {failure}";

@@ -44,6 +44,13 @@ public abstract class PrefetchTestBase : TempDirectoryTestBase
     {
         options ??= new StartupPrefetchOptions();
         options.BuildKey ??= Build;
+
+        // Recorded as soon as the start ends, unless a test means the delay and sets another.
+        if (options.RecordDelay == new StartupPrefetchOptions().RecordDelay)
+        {
+            options.RecordDelay = TimeSpan.Zero;
+        }
+
         return StartupPrefetch.Begin(options, logger, hooks ?? Hooks());
     }
 

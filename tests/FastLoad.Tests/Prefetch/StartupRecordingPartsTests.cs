@@ -71,6 +71,7 @@ public sealed class StartupRecordingPartsTests
         Assert.Null(options.BuildKey);
         Assert.Equal(256L * 1024 * 1024, options.ReplayBudget);
         Assert.True(options.Record);
+        Assert.Equal(TimeSpan.FromSeconds(2), options.RecordDelay);
         Assert.Equal(4096, options.MaxManifestFiles);
         Assert.Equal(512L * 1024 * 1024, options.MaxManifestBytes);
         Assert.Empty(options.AdditionalFiles);
@@ -81,6 +82,7 @@ public sealed class StartupRecordingPartsTests
     [InlineData(nameof(StartupPrefetchOptions.ManifestPath))]
     [InlineData(nameof(StartupPrefetchOptions.BuildKey))]
     [InlineData(nameof(StartupPrefetchOptions.ReplayBudget))]
+    [InlineData(nameof(StartupPrefetchOptions.RecordDelay))]
     [InlineData(nameof(StartupPrefetchOptions.MaxManifestFiles))]
     [InlineData(nameof(StartupPrefetchOptions.MaxManifestBytes))]
     [InlineData(nameof(StartupPrefetchOptions.AdditionalFiles))]
@@ -92,6 +94,7 @@ public sealed class StartupRecordingPartsTests
             case nameof(StartupPrefetchOptions.ManifestPath): options.ManifestPath = string.Empty; break;
             case nameof(StartupPrefetchOptions.BuildKey): options.BuildKey = new string('x', 1025); break;
             case nameof(StartupPrefetchOptions.ReplayBudget): options.ReplayBudget = -1; break;
+            case nameof(StartupPrefetchOptions.RecordDelay): options.RecordDelay = TimeSpan.FromMinutes(11); break;
             case nameof(StartupPrefetchOptions.MaxManifestFiles): options.MaxManifestFiles = 65_537; break;
             case nameof(StartupPrefetchOptions.MaxManifestBytes): options.MaxManifestBytes = 0; break;
             default: options.AdditionalFiles.Add(string.Empty); break;

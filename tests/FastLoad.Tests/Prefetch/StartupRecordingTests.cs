@@ -94,6 +94,27 @@ public sealed class StartupRecordingTests : PrefetchTestBase
     }
 
     [LinuxFact]
+    public async Task End_WithARecordDelay_CountsWhatIsReadUntilDisposeRecordsAtOnce()
+    {
+        string before = DataFile("before.json", 100);
+        string after = DataFile("after.json", 200);
+        using var replayed = new ManualResetEventSlim();
+        StartupPrefetch prefetch = Begin(new StartupPrefetchOptions { RecordDelay = TimeSpan.FromMinutes(10) }, Hooks(afterReplay: replayed.Set));
+        Assert.True(replayed.Wait(TimeSpan.FromSeconds(30)));
+        await Loads.CollectAsync(new FileLoader(), FileSet.FromPaths([before]));
+
+        prefetch.End();
+        await Loads.CollectAsync(new FileLoader(), FileSet.FromPaths([after])); // A first request, after the start ended.
+        bool recordedEarly = prefetch.Completion.IsCompleted;
+        prefetch.Dispose();
+        StartupPrefetchSummary summary = await prefetch.Completion.WaitAsync(TimeSpan.FromSeconds(30));
+
+        Assert.False(recordedEarly);
+        Assert.Equal(ManifestBesideApp, summary.RecordedPath);
+        Assert.Equal([after, before], StartupManifest.Read(ManifestBesideApp).Files.Select(file => file.Path));
+    }
+
+    [LinuxFact]
     public async Task Dispose_WithoutEnd_RecordsNothing()
     {
         string loaded = DataFile("a.json", 100);

@@ -42,7 +42,7 @@ public static class FastLoadEventId
     /// <summary>The startup manifest cannot be read or is not valid: not replayed, and rewritten when the start ends (Warning).</summary>
     public const int StartupManifestCorrupt = 1202;
 
-    /// <summary>The replay of a startup manifest ended: bytes asked of the disk, bytes already cached, files changed since (Information).</summary>
+    /// <summary>The replay of a startup manifest ended: bytes asked of the disk, bytes already cached, files changed since (Debug).</summary>
     public const int StartupManifestReplayed = 1203;
 
     /// <summary>The start was recorded into its manifest, written or found unchanged (Debug).</summary>

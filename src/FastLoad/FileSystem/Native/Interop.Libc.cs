@@ -139,6 +139,38 @@ internal static unsafe partial class Interop
     [LibraryImport(Libc, EntryPoint = "mincore", SetLastError = true)]
     internal static partial int Mincore(void* address, nuint length, byte* vector);
 
+    /// <summary><c>struct cachestat_range</c>: the bytes of a file <see cref="Cachestat"/> counts.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    internal struct CachestatRange
+    {
+        public ulong Offset;
+        public ulong Length;
+    }
+
+    /// <summary><c>struct cachestat</c>: pages of the range in the page cache, and of those dirty, under writeback, evicted.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    internal struct CachestatResult
+    {
+        public ulong Cached;
+        public ulong Dirty;
+        public ulong Writeback;
+        public ulong Evicted;
+        public ulong RecentlyEvicted;
+    }
+
+    /// <summary>
+    /// cachestat(2), Linux 6.5 and later, which libc does not wrap (the same number on every architecture): how many
+    /// pages of a range of an open file are cached, without mapping it. -1 with ENOSYS before 6.5, and with EPERM where a
+    /// seccomp profile does not know it.
+    /// </summary>
+    internal static int Cachestat(int fd, CachestatRange* range, CachestatResult* result) => (int)Syscall(451, fd, (long)range, (long)result, 0, 0, 0);
+
+    internal const int PriorityProcess = 0;
+
+    /// <summary>setpriority(2): with <see cref="PriorityProcess"/> and <paramref name="who"/> 0, the calling thread's nice value on Linux.</summary>
+    [LibraryImport(Libc, EntryPoint = "setpriority", SetLastError = true)]
+    internal static partial int SetPriority(int which, int who, int priority);
+
     internal const int IoPriorityWhoProcess = 1;
     internal const int IoPriorityClassBestEffort = 2;
     internal const int IoPriorityClassShift = 13;

@@ -5,8 +5,9 @@ namespace FastLoad.Prefetch;
 
 /// <summary>
 /// The log of a start: what the replay finds at the top of <c>Main</c> happens before the application has a logger, so
-/// messages wait here (a few, in order) until <see cref="StartupPrefetch.End"/> brings one. A logger that throws loses
-/// its message, never the start.
+/// messages wait here (a few, in order) until <see cref="StartupPrefetch.End"/> brings one, and are written by the
+/// start's own thread (<see cref="Flush"/>): the first message of a kind makes the runtime compile the logging code
+/// for it, which must not happen on the thread that ends the start. A logger that throws loses its message, never the start.
 /// </summary>
 internal sealed class DeferredLogger
 {
@@ -18,31 +19,38 @@ internal sealed class DeferredLogger
 
     public DeferredLogger(ILogger? logger) => _logger = logger is null ? null : GuardedLogger.Wrap(logger);
 
-    /// <summary>Logs through <paramref name="logger"/> from now on, starting with what waited; the first logger given stays.</summary>
+    /// <summary>Logs through <paramref name="logger"/> once <see cref="Flush"/> is called; the first logger given stays.</summary>
     public void Attach(ILogger logger)
     {
         lock (_sync)
         {
-            if (_logger is not null)
-            {
-                return;
-            }
-
-            _logger = GuardedLogger.Wrap(logger);
-            foreach (Action<ILogger> write in _pending ?? [])
-            {
-                write(_logger);
-            }
-
-            _pending = null;
+            _logger ??= GuardedLogger.Wrap(logger);
         }
     }
 
+    /// <summary>Writes what waited, if a logger is there.</summary>
+    public void Flush()
+    {
+        lock (_sync)
+        {
+            if (_logger is not null && _pending is not null)
+            {
+                foreach (Action<ILogger> write in _pending)
+                {
+                    write(_logger);
+                }
+
+                _pending = null;
+            }
+        }
+    }
+
+    /// <summary>Writes now if a logger is there and nothing waits before; otherwise keeps the message for <see cref="Flush"/>.</summary>
     public void Write(Action<ILogger> write)
     {
         lock (_sync)
         {
-            if (_logger is not null)
+            if (_logger is not null && _pending is null)
             {
                 write(_logger);
             }

@@ -16,15 +16,15 @@ internal static partial class Log
         Message = "The startup manifest {Path} was ignored and will be rewritten: {Problem}")]
     public static partial void StartupManifestCorrupt(this ILogger logger, string path, string problem);
 
-    [LoggerMessage(EventId = FastLoadEventId.StartupManifestReplayed, Level = LogLevel.Information,
+    [LoggerMessage(EventId = FastLoadEventId.StartupManifestReplayed, Level = LogLevel.Debug,
         Message = "Startup prefetch of {Path}: {RequestedBytes} bytes asked of the disk, {CachedBytes} already cached, {FileCount} files "
             + "({ChangedFileCount} changed since and skipped) in {ElapsedMilliseconds} ms; budget reached {BudgetReached}, stopped by the end of start-up {Stopped}")]
     public static partial void StartupManifestReplayed(
         this ILogger logger, string path, long requestedBytes, long cachedBytes, int fileCount, int changedFileCount, long elapsedMilliseconds, bool budgetReached, bool stopped);
 
     [LoggerMessage(EventId = FastLoadEventId.StartupManifestRecorded, Level = LogLevel.Debug,
-        Message = "Recorded this start in {Path}: {FileCount} files, {ByteCount} bytes; written {Written} (an unchanged manifest is left as it is)")]
-    public static partial void StartupManifestRecorded(this ILogger logger, string path, int fileCount, long byteCount, bool written);
+        Message = "Recorded this start in {Path} in {ElapsedMilliseconds} ms: {FileCount} files, {ByteCount} bytes; written {Written} (an unchanged manifest is left as it is)")]
+    public static partial void StartupManifestRecorded(this ILogger logger, string path, double elapsedMilliseconds, int fileCount, long byteCount, bool written);
 
     [LoggerMessage(EventId = FastLoadEventId.StartupManifestNotWritten, Level = LogLevel.Warning,
         Message = "The startup manifest could not be written to {Paths}; the next start will not be prefetched")]

@@ -1,40 +1,22 @@
-using System.Reflection;
 using FastLoad.FileSystem;
 
 namespace FastLoad.Prefetch;
 
-/// <summary>What identifies the running build of the application, when <see cref="StartupPrefetchOptions.BuildKey"/> does not say.</summary>
+/// <summary>
+/// What identifies the running build of the application, when <see cref="StartupPrefetchOptions.BuildKey"/> does not
+/// say: its entry file's name, length and last write time, which every build of it changes. Read with one
+/// <c>statx</c>: the module version id or <c>Environment.ProcessPath</c> would cost milliseconds at the top of <c>Main</c>.
+/// </summary>
 internal static class BuildKey
 {
-    /// <summary>
-    /// The entry assembly's name and module version id (a new one per compilation; the same for a deterministic build of
-    /// the same sources, which is the same build); failing that, the executable's name, length and last write time.
-    /// </summary>
     public static string OfThisProcess()
     {
-        Assembly? entry = Assembly.GetEntryAssembly();
-        if (entry is not null)
+        if (EntryPath() is { } entry)
         {
             try
             {
-                Guid version = entry.ManifestModule.ModuleVersionId;
-                if (version != Guid.Empty)
-                {
-                    return $"{entry.GetName().Name} {version:N}";
-                }
-            }
-            catch (Exception ex) when (ex is NotSupportedException or InvalidOperationException)
-            {
-                // NativeAOT keeps no module version id for some builds: the executable below stands for the build.
-            }
-        }
-
-        if (Environment.ProcessPath is { } executable)
-        {
-            try
-            {
-                FileVersion version = FileVersion.Get(executable);
-                return $"{Path.GetFileName(executable)} {version.Length} {version.LastWriteUnixNanoseconds}";
+                FileVersion version = FileVersion.Get(entry);
+                return $"{Path.GetFileName(entry)} {version.Length} {version.LastWriteUnixNanoseconds}";
             }
             catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
             {
@@ -42,5 +24,21 @@ internal static class BuildKey
         }
 
         return "unknown build";
+    }
+
+    /// <summary>
+    /// The entry assembly (<c>app.dll</c>, whether started by <c>dotnet app.dll</c> or the app host), or the executable of
+    /// a single-file or NativeAOT application; <see langword="null"/> where neither is known.
+    /// </summary>
+    public static string? EntryPath()
+    {
+        // The host passes the entry assembly's full path as the first argument; a native executable gets argv[0] as typed.
+        string[] arguments = Environment.GetCommandLineArgs();
+        if (arguments.Length > 0 && Path.IsPathFullyQualified(arguments[0]) && File.Exists(arguments[0]))
+        {
+            return arguments[0];
+        }
+
+        return Environment.ProcessPath;
     }
 }

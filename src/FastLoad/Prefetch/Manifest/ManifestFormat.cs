@@ -1,5 +1,6 @@
 using System.Buffers.Binary;
 using System.Text;
+using System.Text.Unicode;
 using FastLoad.FileSystem;
 using Microsoft.Win32.SafeHandles;
 
@@ -9,7 +10,7 @@ namespace FastLoad.Prefetch;
 /// The manifest file, version 1 (docs/startup-manifest.md): a 32-byte header (magic "FLSM", version, header length,
 /// file, range and byte counts, build key length), the build key, one record per file (path, length, last write time,
 /// ranges), and the CRC-32C of all that. Little-endian. Every field is checked before it is used, and the form is
-/// canonical (paths in ordinal order, ranges ascending and apart), so that a start recorded twice gives the same bytes.
+/// canonical (paths in the ordinal order of their UTF-8 bytes, ranges ascending and apart), so that a start recorded twice gives the same bytes.
 /// </summary>
 internal static class ManifestFormat
 {
@@ -28,18 +29,37 @@ internal static class ManifestFormat
     private const int FileRecordFixedLength = sizeof(ushort) + sizeof(long) + sizeof(long) + sizeof(uint);
     private const int RangeLength = 2 * sizeof(long);
 
-    private static readonly UTF8Encoding StrictUtf8 = new(encoderShouldEmitUTF8Identifier: false, throwOnInvalidBytes: true);
+    /// <summary>
+    /// The manifest's order of paths: ordinal order of their UTF-8 bytes (code point order). Compared as bytes, so that
+    /// checking it at the top of <c>Main</c> needs no string comparison code the runtime would compile.
+    /// </summary>
+    public static int ComparePaths(ReadOnlySpan<byte> a, ReadOnlySpan<byte> b)
+    {
+        int common = Math.Min(a.Length, b.Length);
+        for (int i = 0; i < common; i++)
+        {
+            if (a[i] != b[i])
+            {
+                return a[i] - b[i];
+            }
+        }
+
+        return a.Length - b.Length;
+    }
+
+    /// <summary><see cref="ComparePaths(ReadOnlySpan{byte}, ReadOnlySpan{byte})"/> of two paths as strings.</summary>
+    public static int ComparePaths(string a, string b) => ComparePaths(Encoding.UTF8.GetBytes(a), Encoding.UTF8.GetBytes(b));
 
     /// <summary>The manifest's bytes, canonical: files by ordinal path, ranges ascending (the recorder builds it so).</summary>
     public static byte[] Write(StartupManifest manifest)
     {
-        byte[] key = StrictUtf8.GetBytes(manifest.BuildKey);
+        byte[] key = Encoding.UTF8.GetBytes(manifest.BuildKey);
         StartupManifestFile[] files = manifest.FileArray;
         int length = HeaderLength + key.Length + FooterLength;
         var paths = new byte[files.Length][];
         for (int i = 0; i < paths.Length; i++)
         {
-            paths[i] = StrictUtf8.GetBytes(files[i].Path);
+            paths[i] = Encoding.UTF8.GetBytes(files[i].Path);
             length += FileRecordFixedLength + paths[i].Length + (files[i].RangeArray.Length * RangeLength);
         }
 
@@ -156,11 +176,10 @@ internal static class ManifestFormat
         var files = new StartupManifestFile[fileCount];
         int rangesLeft = (int)rangeCount;
         long bytesSeen = 0;
-        string? previous = null;
+        ReadOnlySpan<byte> previous = default;
         for (int i = 0; i < files.Length; i++)
         {
-            files[i] = ReadFile(ref reader, ref rangesLeft, previous);
-            previous = files[i].Path;
+            files[i] = ReadFile(ref reader, ref rangesLeft, ref previous);
             bytesSeen += files[i].ByteCount;
         }
 
@@ -177,7 +196,7 @@ internal static class ManifestFormat
         return new StartupManifest(buildKey, files);
     }
 
-    private static StartupManifestFile ReadFile(ref Reader reader, ref int rangesLeft, string? previous)
+    private static StartupManifestFile ReadFile(ref Reader reader, ref int rangesLeft, ref ReadOnlySpan<byte> previous)
     {
         int start = reader.Position;
         int pathLength = reader.UInt16();
@@ -186,16 +205,19 @@ internal static class ManifestFormat
             throw reader.Invalid($"a path of {pathLength} bytes", start);
         }
 
-        string path = reader.Text(pathLength, "path");
+        ReadOnlySpan<byte> pathBytes = reader.Utf8Bytes(pathLength, "path");
+        string path = Encoding.UTF8.GetString(pathBytes);
         if (path.Contains('\0', StringComparison.Ordinal) || !Path.IsPathFullyQualified(path))
         {
             throw reader.Invalid($"'{path}' is not a full path", start);
         }
 
-        if (previous is not null && string.CompareOrdinal(previous, path) >= 0)
+        if (!previous.IsEmpty && ComparePaths(previous, pathBytes) >= 0)
         {
-            throw reader.Invalid($"'{path}' is out of order or repeated (paths are in ordinal order)", start);
+            throw reader.Invalid($"'{path}' is out of order or repeated (paths are in the ordinal order of their UTF-8 bytes)", start);
         }
+
+        previous = pathBytes;
 
         long length = reader.Int64();
         long lastWrite = reader.Int64();
@@ -239,18 +261,13 @@ internal static class ManifestFormat
 
         public long Int64() => BinaryPrimitives.ReadInt64LittleEndian(Take(sizeof(long)));
 
-        public string Text(int length, string what)
+        public string Text(int length, string what) => Encoding.UTF8.GetString(Utf8Bytes(length, what));
+
+        public ReadOnlySpan<byte> Utf8Bytes(int length, string what)
         {
             int start = Position;
             ReadOnlySpan<byte> text = Take(length);
-            try
-            {
-                return StrictUtf8.GetString(text);
-            }
-            catch (DecoderFallbackException)
-            {
-                throw Invalid($"the {what} is not UTF-8", start);
-            }
+            return Utf8.IsValid(text) ? text : throw Invalid($"the {what} is not UTF-8", start);
         }
 
         public readonly InvalidDataException Invalid(string problem, int? at = null) =>

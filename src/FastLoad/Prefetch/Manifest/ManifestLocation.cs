@@ -1,5 +1,3 @@
-using System.IO.Hashing;
-using System.Reflection;
 using System.Text;
 
 namespace FastLoad.Prefetch;
@@ -30,8 +28,8 @@ internal sealed class ManifestLocation
         if ((hooks.CacheDirectory ?? UserCacheDirectory()) is { Length: > 0 } cache)
         {
             // Applications of one name in different folders get different files.
-            ulong folderHash = XxHash3.HashToUInt64(Encoding.UTF8.GetBytes(appDirectory));
-            candidates.Add(Path.Combine(Path.GetFullPath(cache), $"{appName}-{folderHash:x16}{Extension}"));
+            uint folderHash = ManifestChecksum.Compute(Encoding.UTF8.GetBytes(appDirectory));
+            candidates.Add(Path.Combine(Path.GetFullPath(cache), $"{appName}-{folderHash:x8}{Extension}"));
         }
 
         return new ManifestLocation(candidates);
@@ -91,8 +89,7 @@ internal sealed class ManifestLocation
         return string.IsNullOrEmpty(home) ? null : Path.Combine(home, ".cache", "fastload", "startup");
     }
 
-    private static string ApplicationName() =>
-        Assembly.GetEntryAssembly()?.GetName().Name ?? Path.GetFileNameWithoutExtension(Environment.ProcessPath) ?? "app";
+    private static string ApplicationName() => Path.GetFileNameWithoutExtension(BuildKey.EntryPath()) ?? "app";
 
     /// <summary>A name safe in a file name on every platform: anything else becomes '_'.</summary>
     private static string FileNameOf(string name)

@@ -63,7 +63,7 @@ internal static class ProcessMaps
         }
 
         ReadOnlySpan<byte> pathBytes = line[fields[5]];
-        if (pathBytes.IsEmpty || pathBytes[0] != (byte)'/' || pathBytes.EndsWith(" (deleted)"u8))
+        if (pathBytes.IsEmpty || pathBytes[0] != (byte)'/' || EndsWithDeleted(pathBytes))
         {
             return null;
         }
@@ -78,6 +78,26 @@ internal static class ProcessMaps
         }
 
         return new Mapping(start, stop, offset, path);
+    }
+
+    // A byte loop rather than EndsWith<byte>, code the runtime would compile for this alone.
+    private static bool EndsWithDeleted(ReadOnlySpan<byte> path)
+    {
+        ReadOnlySpan<byte> deleted = " (deleted)"u8;
+        if (path.Length < deleted.Length)
+        {
+            return false;
+        }
+
+        for (int i = 0; i < deleted.Length; i++)
+        {
+            if (path[path.Length - deleted.Length + i] != deleted[i])
+            {
+                return false;
+            }
+        }
+
+        return true;
     }
 
     /// <summary>Five space-separated fields, then the rest of the line after the spaces that follow (the path, which may hold spaces).</summary>

@@ -49,7 +49,7 @@ internal sealed class RangeSet
     /// </summary>
     public StartupManifestRange[] Normalize(long length, int maxRanges)
     {
-        Array.Sort(_starts, _ends, 0, _count);
+        SortByStart();
         long[] starts = new long[_count], ends = new long[_count];
         int joined = Join(length, gap: 0, starts, ends);
         for (long gap = Environment.SystemPageSize; joined > maxRanges; gap *= 2)
@@ -64,6 +64,27 @@ internal sealed class RangeSet
         }
 
         return ranges;
+    }
+
+    /// <summary>
+    /// Insertion sort by start: ranges come nearly in order (a mapping's pages in address order, the mappings of a file
+    /// by offset), where it is linear; and it is not <c>Array.Sort&lt;long, long&gt;</c>, which the runtime would compile.
+    /// </summary>
+    private void SortByStart()
+    {
+        for (int i = 1; i < _count; i++)
+        {
+            long start = _starts[i], end = _ends[i];
+            int j = i - 1;
+            for (; j >= 0 && _starts[j] > start; j--)
+            {
+                _starts[j + 1] = _starts[j];
+                _ends[j + 1] = _ends[j];
+            }
+
+            _starts[j + 1] = start;
+            _ends[j + 1] = end;
+        }
     }
 
     /// <summary>Joins the sorted ranges that overlap or lie within <paramref name="gap"/> of each other, into the two arrays; returns how many.</summary>

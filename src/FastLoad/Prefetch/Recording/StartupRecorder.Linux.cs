@@ -12,6 +12,12 @@ internal sealed partial class StartupRecorder
     private const int PagemapEntriesPerRead = 4096;
 
     /// <summary>
+    /// Mapped ranges are widened to 64 KiB boundaries: two starts touch slightly different pages (what ran before the end,
+    /// the kernel's fault-around), and a manifest that changed by a page would be written again at every start.
+    /// </summary>
+    private const long MappedGranularity = 64 * 1024;
+
+    /// <summary>
     /// The pages of each mapped file that this process has touched: <c>/proc/self/pagemap</c> marks them present in
     /// its page tables (no privilege is needed for that bit). Unlike what <c>mincore</c> says is cached, this leaves
     /// out what other processes and the replay itself brought in, so a warm start records what a cold one would.
@@ -76,7 +82,7 @@ internal sealed partial class StartupRecorder
                     }
                     else if (!present && runStart >= 0)
                     {
-                        ranges.Add(runStart, offset);
+                        AddWidened(ranges, runStart, offset);
                         runStart = -1;
                     }
                 }
@@ -86,8 +92,11 @@ internal sealed partial class StartupRecorder
 
             if (runStart >= 0)
             {
-                ranges.Add(runStart, mapping.Offset + (done * pageSize));
+                AddWidened(ranges, runStart, mapping.Offset + (done * pageSize));
             }
         }
     }
+
+    private static void AddWidened(RangeSet ranges, long start, long end) =>
+        ranges.Add(start & ~(MappedGranularity - 1), (end + MappedGranularity - 1) & ~(MappedGranularity - 1));
 }

@@ -79,7 +79,7 @@ internal sealed partial class StartupRecorder : IDisposable
         string buildKey, Dictionary<string, Candidate> candidates, StartupPrefetchOptions options, PrefetchTestHooks hooks, IReadOnlyCollection<string> manifestPaths)
     {
         var ordered = new List<Candidate>(candidates.Values);
-        ordered.Sort(static (a, b) => a.Priority != b.Priority ? a.Priority.CompareTo(b.Priority) : string.CompareOrdinal(a.Path, b.Path));
+        ordered.Sort(static (a, b) => a.Priority != b.Priority ? a.Priority.CompareTo(b.Priority) : ManifestFormat.ComparePaths(a.Path, b.Path));
         var files = new List<StartupManifestFile>();
         long bytesLeft = options.MaxManifestBytes;
         int rangesLeft = ManifestFormat.MaxRanges;
@@ -118,7 +118,7 @@ internal sealed partial class StartupRecorder : IDisposable
             }
         }
 
-        files.Sort(static (a, b) => string.CompareOrdinal(a.Path, b.Path));
+        files.Sort(static (a, b) => ManifestFormat.ComparePaths(a.Path, b.Path));
         return new StartupManifest(buildKey, [.. files]);
     }
 

@@ -1,3 +1,4 @@
+using System.Runtime.InteropServices;
 using FastLoad.FileSystem;
 using Microsoft.Win32.SafeHandles;
 
@@ -15,6 +16,39 @@ internal sealed partial class ManifestReplay
     private const long MaxAdviceChunk = 2 * 1024 * 1024;
 
     private const int FadviseRandom = 1;
+
+    /// <summary>
+    /// Opens as every FastLoad read opens (<see cref="ReadableFile.ReadFlags"/>: a FIFO in the file's place cannot block),
+    /// and describes what was opened with one <c>statx</c>: its kind, length and time, which the replay compares.
+    /// </summary>
+    private static SafeFileHandle OpenLinux(string path, out FileVersion version)
+    {
+        int fd;
+        int errno;
+        do
+        {
+            fd = Interop.Open(path, ReadableFile.ReadFlags, 0);
+            errno = fd < 0 ? Marshal.GetLastPInvokeError() : 0;
+        }
+        while (errno == Interop.EINTR);
+
+        if (fd < 0)
+        {
+            throw NativeErrors.ForPath(errno, path, "open");
+        }
+
+        var handle = new SafeFileHandle(fd, ownsHandle: true);
+        try
+        {
+            version = FileVersion.Get(handle, path);
+            return handle;
+        }
+        catch
+        {
+            handle.Dispose();
+            throw;
+        }
+    }
 
     private static void AdviseLinux(SafeFileHandle handle, long offset, long length) =>
         _ = Interop.PosixFadvise((int)handle.DangerousGetHandle(), offset, length, Interop.FadviseWillNeed);

@@ -33,12 +33,12 @@ internal sealed partial class ManifestReplay
             var devices = new List<DeviceSettings>();
             var residency = new ResidencyRuns();
             long cached = 0;
-            int changed = 0;
+            int unchanged = 0, changed = 0;
             foreach (StartupManifestFile file in manifest.FileArray)
             {
                 if (stop.IsCancellationRequested)
                 {
-                    return new ReplayOutcome(files.Count, changed, 0, cached, false, true, Stopwatch.GetElapsedTime(started));
+                    return new ReplayOutcome(unchanged, changed, 0, cached, false, true, Stopwatch.GetElapsedTime(started));
                 }
 
                 SafeFileHandle? handle = OpenUnchanged(file, out FileVersion version);
@@ -48,15 +48,23 @@ internal sealed partial class ManifestReplay
                     continue;
                 }
 
+                unchanged++;
+                StartupManifestRange[]? uncached = Uncached(handle, file, ref cached);
+                if (uncached is null)
+                {
+                    handle.Dispose(); // All cached, the warm start's common case: nothing more to know of it.
+                    continue;
+                }
+
                 var replayed = new ReplayFile(file, handle, SettingsFor(version.DeviceId, devices));
                 files.Add(replayed);
                 DisableReadAhead(handle);
                 residency.Clear();
-                if (!PageResidency.TryGetRuns(handle, file.RangeArray, file.Length, residency))
+                if (!PageResidency.TryGetRuns(handle, uncached, file.Length, residency))
                 {
-                    foreach (StartupManifestRange range in file.RangeArray)
+                    foreach (StartupManifestRange range in uncached)
                     {
-                        residency.Add(range.Offset, range.End, resident: false);
+                        residency.Add(range.Offset, Math.Min(range.End, file.Length), resident: false);
                     }
                 }
 
@@ -74,7 +82,7 @@ internal sealed partial class ManifestReplay
                 SortPhysically(runs);
             }
 
-            return Submit(runs, files.Count, rotational ? RotationalWindow : Window, cached, changed, started);
+            return Submit(runs, unchanged, rotational ? RotationalWindow : Window, cached, changed, started);
         }
         finally
         {
@@ -83,6 +91,49 @@ internal sealed partial class ManifestReplay
                 file.Handle.Dispose();
             }
         }
+    }
+
+    /// <summary>
+    /// The ranges of <paramref name="file"/> not known to be cached, adding the bytes of those that are to
+    /// <paramref name="cached"/>; <see langword="null"/> when every range is. Linux asks <c>cachestat</c> per range; where
+    /// nothing answers cheaply, every range is left for <see cref="PageResidency.TryGetRuns"/>.
+    /// </summary>
+    private static StartupManifestRange[]? Uncached(SafeFileHandle handle, StartupManifestFile file, ref long cached)
+    {
+        StartupManifestRange[] ranges = file.RangeArray;
+        if (!OperatingSystem.IsLinux())
+        {
+            return ranges;
+        }
+
+        StartupManifestRange[]? uncached = null;
+        int count = 0;
+        foreach (StartupManifestRange range in ranges)
+        {
+            bool? isCached = PageResidency.IsCachedLinux(handle, range.Offset, range.Length, file.Length);
+            if (isCached is null)
+            {
+                return ranges;
+            }
+
+            if (isCached.Value)
+            {
+                cached += Math.Max(0, Math.Min(range.End, file.Length) - range.Offset);
+            }
+            else
+            {
+                (uncached ??= new StartupManifestRange[ranges.Length])[count++] = range;
+            }
+        }
+
+        if (uncached is null || count == uncached.Length)
+        {
+            return uncached;
+        }
+
+        var exact = new StartupManifestRange[count];
+        Array.Copy(uncached, exact, count);
+        return exact;
     }
 
     /// <summary>Adds the runs of <paramref name="file"/> that are not cached, joined across small gaps where the device wants it; returns the bytes that are cached.</summary>

@@ -32,9 +32,17 @@ internal sealed partial class ManifestReplay(StartupManifest manifest, long budg
         version = default;
         try
         {
-            handle = ReadableFile.Open(file.Path, out _);
-            version = FileVersion.Get(handle, file.Path);
-            if (version.Length == file.Length && version.LastWriteUnixNanoseconds == file.LastWriteUnixNanoseconds)
+            if (OperatingSystem.IsLinux())
+            {
+                handle = OpenLinux(file.Path, out version);
+            }
+            else
+            {
+                handle = ReadableFile.Open(file.Path, out _);
+                version = FileVersion.Get(handle, file.Path);
+            }
+
+            if (version.Kind == FileKind.Regular && version.Length == file.Length && version.LastWriteUnixNanoseconds == file.LastWriteUnixNanoseconds)
             {
                 return handle;
             }

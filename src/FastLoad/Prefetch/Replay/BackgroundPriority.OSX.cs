@@ -2,8 +2,8 @@ using FastLoad.FileSystem;
 
 namespace FastLoad.Prefetch;
 
-internal static partial class IoPriority
+internal static partial class BackgroundPriority
 {
-    private static void LowerOSX() =>
+    private static void LowerIoOSX() =>
         _ = Interop.SetIoPolicyDarwin(Interop.DarwinIoPolicyTypeDisk, Interop.DarwinIoPolicyScopeThread, Interop.DarwinIoPolicyUtility);
 }
