@@ -10,8 +10,9 @@ public static class FastLoadStartupPrefetchServiceCollectionExtensions
 {
     /// <summary>
     /// Ends <paramref name="prefetch"/> at <see cref="IHostApplicationLifetime.ApplicationStarted"/> (the host has
-    /// started, and a web server listens), logging through the host's logging as category <c>FastLoad.StartupPrefetch</c>;
-    /// when the host stops, waits for the manifest to be written.
+    /// started, and a web server listens), logging through the host's logging as category <c>FastLoad.StartupPrefetch</c>.
+    /// Dispose <paramref name="prefetch"/> when the application ends (a <c>using</c> declaration at the top of
+    /// <c>Main</c>), so that the manifest is written before the process exits.
     /// </summary>
     /// <param name="services">The service collection.</param>
     /// <param name="prefetch">The start begun at the top of <c>Main</c> with <see cref="StartupPrefetch.Begin(StartupPrefetchOptions, Logging.ILogger)"/>.</param>

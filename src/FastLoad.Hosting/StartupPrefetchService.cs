@@ -3,7 +3,7 @@ using Microsoft.Extensions.Logging;
 
 namespace FastLoad.Hosting;
 
-/// <summary>Ends a start when the host has started; waits for its manifest when the host stops.</summary>
+/// <summary>Ends a start when the host has started. Its owner disposes it when the application ends, which writes the manifest.</summary>
 internal sealed class StartupPrefetchService(StartupPrefetch prefetch, IHostApplicationLifetime lifetime, ILoggerFactory? loggerFactory = null) : IHostedService
 {
     /// <summary>The category of the start's log messages.</summary>
@@ -18,15 +18,5 @@ internal sealed class StartupPrefetchService(StartupPrefetch prefetch, IHostAppl
         return Task.CompletedTask;
     }
 
-    public async Task StopAsync(CancellationToken cancellationToken)
-    {
-        await _started.DisposeAsync().ConfigureAwait(false);
-
-        // A host that stops before it started (a failed start) leaves the start unended, and its owner's Dispose then
-        // records nothing: there is nothing to wait for.
-        if (lifetime.ApplicationStarted.IsCancellationRequested)
-        {
-            await prefetch.Completion.WaitAsync(cancellationToken).ConfigureAwait(false);
-        }
-    }
+    public Task StopAsync(CancellationToken cancellationToken) => _started.DisposeAsync().AsTask();
 }

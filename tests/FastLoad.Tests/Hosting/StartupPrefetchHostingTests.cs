@@ -13,19 +13,24 @@ public sealed class StartupPrefetchHostingTests : PrefetchTestBase
         string config = DataFile("config.json", 2000);
         File.WriteAllBytes(ManifestBesideApp, [0]); // Corrupt: logged through the host's logging once the start ends.
         var logs = new FakeLogCollector();
-        using StartupPrefetch prefetch = Begin();
+        StartupPrefetch prefetch = Begin(new StartupPrefetchOptions { RecordDelay = TimeSpan.FromMinutes(10) });
         HostApplicationBuilder builder = Host.CreateEmptyApplicationBuilder(new HostApplicationBuilderSettings());
         builder.Logging.AddProvider(new FakeLoggerProvider(logs));
         builder.Services.AddStartupPrefetch(prefetch);
         builder.Services.AddStartupPrefetch(prefetch); // Twice: still one service.
-        using IHost host = builder.Build();
-        await Loads.CollectAsync(new FileLoader(), FileSet.FromPaths([config]));
+        StartupPrefetchSummary summary;
+        using (IHost host = builder.Build())
+        {
+            await Loads.CollectAsync(new FileLoader(), FileSet.FromPaths([config]));
+            await host.StartAsync();
+            await host.StopAsync().WaitAsync(TimeSpan.FromSeconds(30)); // Within the delay: the host does not wait for it.
+            Assert.Single(host.Services.GetServices<IHostedService>());
+            Assert.False(prefetch.Completion.IsCompleted);
 
-        await host.StartAsync();
-        StartupPrefetchSummary summary = await prefetch.Completion.WaitAsync(TimeSpan.FromSeconds(30));
-        await host.StopAsync();
+            prefetch.Dispose(); // As Main's using declaration does once the host has run: records at once.
+            summary = await prefetch.Completion.WaitAsync(TimeSpan.FromSeconds(30));
+        }
 
-        Assert.Single(host.Services.GetServices<IHostedService>());
         Assert.Equal(StartupManifestStatus.Corrupt, summary.ManifestStatus);
         Assert.Equal(ManifestBesideApp, summary.RecordedPath);
         Assert.Equal(config, Assert.Single(StartupManifest.Read(ManifestBesideApp).Files).Path);
@@ -34,7 +39,7 @@ public sealed class StartupPrefetchHostingTests : PrefetchTestBase
     }
 
     [LinuxFact]
-    public async Task StopAsync_HostNeverStarted_DoesNotWaitForTheStart()
+    public async Task AddStartupPrefetch_HostNeverStarted_LeavesTheStartUnended()
     {
         using StartupPrefetch prefetch = Begin();
         var services = new ServiceCollection();
@@ -42,11 +47,13 @@ public sealed class StartupPrefetchHostingTests : PrefetchTestBase
         services.AddStartupPrefetch(prefetch);
         await using ServiceProvider provider = services.BuildServiceProvider();
         IHostedService service = Assert.Single(provider.GetServices<IHostedService>());
+
         await service.StartAsync(CancellationToken.None);
+        await service.StopAsync(CancellationToken.None);
+        prefetch.Dispose();
+        StartupPrefetchSummary summary = await prefetch.Completion.WaitAsync(TimeSpan.FromSeconds(30));
 
-        await service.StopAsync(CancellationToken.None).WaitAsync(TimeSpan.FromSeconds(30));
-
-        Assert.False(prefetch.Completion.IsCompleted);
+        Assert.Null(summary.RecordedPath); // Disposed before it ended: a failed start is not recorded.
     }
 
     [Fact]
