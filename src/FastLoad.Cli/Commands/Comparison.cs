@@ -41,7 +41,7 @@ internal static class Comparison
             }
         }
 
-        long expectedBytes = paths.Sum(path => new FileInfo(path).Length);
+        long expectedBytes = paths.Sum(ContentLength);
         TextWriter report = json ? Console.Error : Console.Out;
         report.WriteLine(PageCache.IsEvictionSupported
             ? "Cache: cold, each file fsync'ed and evicted (posix_fadvise DONTNEED) before the measurement; then warm, the files cached."
@@ -245,6 +245,13 @@ internal static class Comparison
             Console.Error.WriteLine($"fastload: {ex.Message}");
             return null;
         }
+    }
+
+    /// <summary>The bytes a load of <paramref name="path"/> reads: a symbolic link's target's, not the link's own.</summary>
+    private static long ContentLength(string path)
+    {
+        var file = new FileInfo(path);
+        return file.LinkTarget is null ? file.Length : (file.ResolveLinkTarget(returnFinalTarget: true) as FileInfo)?.Length ?? 0;
     }
 
     /// <summary>The median of some timings: the middle one, or the mean of the middle two.</summary>

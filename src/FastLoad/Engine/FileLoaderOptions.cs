@@ -17,9 +17,12 @@ public sealed class FileLoaderOptions
     /// A file larger than the budget is still loaded, alone.
     /// </value>
     /// <remarks>
-    /// A file handed to you is yours until you dispose it and no longer counts against the budget. With
-    /// <see cref="LoadOrdering.Input"/>, the file delivery waits for is read even when the budget is taken by files
-    /// after it, so the loader may hold that one file beyond the budget.
+    /// A file counts as the buffer it is read into: its length rounded up to a buffer size class, at most a quarter
+    /// more (files of more than 16 MiB: at most 1/16 more, in multiples of 2 MiB); with a <see cref="BufferPool"/>, its
+    /// length. A file that reports no length (a pseudo file) counts as its buffer grows, and one that grows past the
+    /// whole budget fails. A file handed to you is yours until you dispose it and no longer counts against the budget.
+    /// With <see cref="LoadOrdering.Input"/>, the file delivery waits for is read even when the budget is taken by
+    /// files after it, so the loader may hold that one file beyond the budget.
     /// </remarks>
     [Range(FileLoaderConstants.MinMemoryBudget, long.MaxValue)]
     public long MemoryBudget { get; set; } = FileLoaderConstants.DefaultMemoryBudget;

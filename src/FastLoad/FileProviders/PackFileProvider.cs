@@ -28,8 +28,8 @@ namespace FastLoad;
 /// </para>
 /// <para>
 /// Thread-safe. The pack does not change, so <see cref="Watch"/> returns a token that never fires. Once the pack is
-/// closed, a stream that has not read yet throws <see cref="ObjectDisposedException"/> at its first read; one that has
-/// read holds its decoded entry and reads on to its end, as a stream of <c>PhysicalFileProvider</c> outlives it.
+/// closed, its streams throw <see cref="ObjectDisposedException"/> at their next read: a stream reads its entry block by
+/// block from the pack (a stream of <c>PhysicalFileProvider</c>, with a handle of its own, outlives its provider).
 /// </para>
 /// </remarks>
 /// <example>

@@ -91,7 +91,7 @@ public abstract class FileProviderConformanceTests(FileProviderFixture fixture, 
 
     public static TheoryData<string?> MissingDirectories => new()
     {
-        null,
+        (string?)null,
 
         // PhysicalFileProvider's own quirk, kept: the root reached by a path that does not end with a separator is not found.
         ".",

@@ -48,7 +48,7 @@ public sealed class FileProviderFixture : IAsyncLifetime
 
     public string PathOf(string name) => Path.Combine(Folder, name);
 
-    public async Task InitializeAsync()
+    public async ValueTask InitializeAsync()
     {
         Add("empty.txt", 0);
         Add("one.bin", 1);
@@ -91,7 +91,7 @@ public sealed class FileProviderFixture : IAsyncLifetime
         }
     }
 
-    public async Task DisposeAsync()
+    public async ValueTask DisposeAsync()
     {
         foreach (IFileProvider physical in _physical.Values)
         {

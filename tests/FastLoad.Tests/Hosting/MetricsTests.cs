@@ -36,7 +36,7 @@ public class MetricsTests : TempDirectoryTestBase
         Assert.True(parallelism.GetMeasurementSnapshot().Count >= 2); // Raised at the start, lowered at the end.
     }
 
-    [LinuxTheory] // The FIFO cases: Native.CreateFifo is Linux's mkfifo.
+    [LinuxTheory("a FIFO among the cases, made with mkfifo")]
     [InlineData("missing", IoScheduling.DedicatedThreads)]
     [InlineData("missing", IoScheduling.ThreadPool)]
     [InlineData("directory", IoScheduling.DedicatedThreads)]

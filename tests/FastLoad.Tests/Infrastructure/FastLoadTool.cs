@@ -13,9 +13,20 @@ internal static class FastLoadTool
     public static string DotnetPath { get; } =
         Path.GetFileNameWithoutExtension(Environment.ProcessPath) == "dotnet" ? Environment.ProcessPath! : "dotnet";
 
+    /// <summary>
+    /// The tool's own executable on Windows, where there is one next to the tests: a self-contained build of the tests
+    /// (the one .ci/run runs under Wine) has no dotnet host, and .ci/run publishes the tool into the same folder.
+    /// </summary>
+    private static string? WindowsExecutable { get; } =
+        OperatingSystem.IsWindows() && File.Exists(Path.Combine(AppContext.BaseDirectory, "FastLoad.Cli.exe"))
+            ? Path.Combine(AppContext.BaseDirectory, "FastLoad.Cli.exe")
+            : null;
+
     /// <summary>Runs <c>fastload</c> with <paramref name="arguments"/>, prefixed by <paramref name="launcher"/> (say, setpriv and its options).</summary>
     public static Task<(int ExitCode, string Output, string Error)> RunAsync(IEnumerable<string> launcher, params string[] arguments) =>
-        RunProcessAsync([.. launcher, DotnetPath, DllPath, .. arguments]);
+        WindowsExecutable is { } executable
+            ? RunProcessAsync([.. launcher, executable, .. arguments])
+            : RunProcessAsync([.. launcher, DotnetPath, DllPath, .. arguments]);
 
     /// <summary>Runs <paramref name="command"/> (program, then arguments) to its end, killed if it hangs; its exit code and output.</summary>
     public static async Task<(int ExitCode, string Output, string Error)> RunProcessAsync(params string[] command)

@@ -24,9 +24,10 @@ public abstract class TempDirectoryTestBase : IDisposable
 
     protected string Root { get; }
 
+    /// <summary>Writes a file under <see cref="Root"/>; <paramref name="relativePath"/> may use '/' on every OS, and the path returned uses the OS's separator, as enumeration gives it.</summary>
     protected string WriteFile(string relativePath, byte[] contents)
     {
-        string path = Path.Combine(Root, relativePath);
+        string path = Path.Combine(Root, relativePath).Replace('/', Path.DirectorySeparatorChar);
         Directory.CreateDirectory(Path.GetDirectoryName(path)!);
         File.WriteAllBytes(path, contents);
         return path;

@@ -61,11 +61,12 @@ public class ByteBudgetTests
         var order = new List<int>();
         Thread large = Start(() => Take(budget, 80, 1, order));
         Assert.True(SpinWait.SpinUntil(() => budget.Waiting == 1, NoHang));
-        Thread small = Start(() => Take(budget, 10, 2, order));
+        Thread small = Start(() => Take(budget, 30, 2, order));
         Assert.True(SpinWait.SpinUntil(() => budget.Waiting == 2, NoHang));
 
-        // 10 bytes would fit beside the 60 held, but the 80 came first and waits for them.
-        Assert.False(budget.TryAcquire(10, index: 3));
+        // 30 bytes would fit beside the 60 held, but the 80 came first and waits for them. Beside the 80 they do not
+        // fit, so the smaller one cannot finish first once the 80 is let through (with 10, both were, in either order).
+        Assert.False(budget.TryAcquire(30, index: 3));
         budget.Release(60);
 
         Assert.True(large.Join(NoHang));

@@ -29,7 +29,7 @@ public class BadInputTests : BadInputTestBase
         Assert.Contains("directory", error.Message);
     }
 
-    [LinuxFact]
+    [LinuxFact("a FIFO")]
     public async Task Collect_Fifo_IsRejectedWithoutOpeningAndNeverHangs()
     {
         string fifo = Native.CreateFifo(Path.Combine(Root, "pipe"));
@@ -39,7 +39,7 @@ public class BadInputTests : BadInputTestBase
         Assert.Contains("FIFO", error.Message);
     }
 
-    [LinuxFact]
+    [LinuxFact("a FIFO behind a symbolic link")]
     public async Task Collect_SymlinkToFifo_IsRejected()
     {
         string fifo = Native.CreateFifo(Path.Combine(Root, "pipe"));
@@ -51,7 +51,7 @@ public class BadInputTests : BadInputTestBase
         Assert.Contains("FIFO", error.Message);
     }
 
-    [LinuxTheory]
+    [LinuxTheory("/dev/null, /dev/zero, /dev/urandom; Windows has its own test")]
     [InlineData("/dev/null")]
     [InlineData("/dev/zero")]
     [InlineData("/dev/urandom")]
@@ -62,7 +62,7 @@ public class BadInputTests : BadInputTestBase
         Assert.Contains("character device", error.Message);
     }
 
-    [LinuxFact]
+    [LinuxFact("a Unix socket file")]
     public async Task Collect_Socket_IsRejected()
     {
         string path = Path.Combine(Root, "socket");
@@ -73,7 +73,7 @@ public class BadInputTests : BadInputTestBase
         Assert.Contains("socket", error.Message);
     }
 
-    [LinuxFact]
+    [LinuxFact("a symbolic link, which Windows makes only with a privilege")]
     public async Task Collect_DanglingSymlink_ReportsFileNotFound()
     {
         string link = Path.Combine(Root, "dangling");

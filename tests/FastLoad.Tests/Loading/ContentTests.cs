@@ -129,7 +129,7 @@ public class ContentTests : TempDirectoryTestBase
         Assert.Throws<ObjectDisposedException>(() => kept.Data);
     }
 
-    [LinuxFact]
+    [LinuxFact("/proc files, whose stat says 0 bytes")]
     public async Task LoadAsync_ProcFileWithZeroLengthAndContent_ReadsToEnd()
     {
         const string path = "/proc/self/status";

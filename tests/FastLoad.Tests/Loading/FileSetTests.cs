@@ -16,7 +16,7 @@ public class FileSetTests : TempDirectoryTestBase
         var paths = FileSet.FromDirectory(Root, "*.json").EnumeratePaths().ToList();
 
         string[] expected = [".hidden.json", "a.json", "b.json", "sub/c.json"];
-        Assert.Equal(expected.Select(p => Path.Combine(Root, p)).Order(StringComparer.Ordinal), paths);
+        Assert.Equal(expected.Select(p => Path.Combine([Root, .. p.Split('/')])).Order(StringComparer.Ordinal), paths);
     }
 
     [Fact]
@@ -28,7 +28,7 @@ public class FileSetTests : TempDirectoryTestBase
         Assert.Equal([Path.Combine(Root, "a.bin")], FileSet.FromDirectory(Root, recursive: false).EnumeratePaths());
     }
 
-    [LinuxFact]
+    [LinuxFact("a symbolic link to a folder, which Windows makes only with a privilege")]
     public async Task FromDirectory_SymlinkLoop_IsNotFollowedAndTheLoadEnds()
     {
         WriteFile("sub/a.bin", 10);

@@ -14,7 +14,7 @@ public class PseudoFileTests : TempDirectoryTestBase
 
     public static TheoryData<IoScheduling> Schedulings => [IoScheduling.IoUring, IoScheduling.DedicatedThreads, IoScheduling.ThreadPool];
 
-    [LinuxTheory]
+    [LinuxTheory("/proc files, whose stat says 0 bytes")]
     [MemberData(nameof(Schedulings))]
     public async Task Load_PseudoFileOfManySteps_ArrivesWholeWithinTheBudget(IoScheduling scheduling)
     {
@@ -29,7 +29,7 @@ public class PseudoFileTests : TempDirectoryTestBase
         Assert.All(loaded.Where(file => file.Path != KernelSymbols), file => Assert.Equal(Contents(20_000, file.Index - (file.Index > 7 ? 1 : 0)), file.Data));
     }
 
-    [LinuxTheory]
+    [LinuxTheory("/proc files, whose stat says 0 bytes")]
     [MemberData(nameof(Schedulings))]
     public async Task Load_PseudoFileLargerThanTheBudget_FailsNamingItAndTheBudgetAndLoadsTheOthers(IoScheduling scheduling)
     {

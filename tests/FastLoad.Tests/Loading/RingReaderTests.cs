@@ -68,7 +68,7 @@ public class RingReaderTests : TempDirectoryTestBase
         Assert.InRange(summary.PeakConcurrentReads, 1, expected);
     }
 
-    [LinuxFact]
+    [LinuxFact("io_uring, refused by a test hook")]
     public async Task Load_RingRefused_ReadsOnThreadsAndSaysWhy()
     {
         List<string> paths = [.. Enumerable.Range(0, 40).Select(i => WriteFile($"f{i:D2}.bin", 3000, seed: i))];
@@ -86,6 +86,29 @@ public class RingReaderTests : TempDirectoryTestBase
         Assert.Equal(40, summary.FileCount);
         Assert.Equal(10, summary.InitialDegreeOfParallelism); // Reader threads: one per four files.
         Assert.Contains(logs.GetSnapshot(), entry => entry.Id.Id == FastLoadEventId.IoUringUnavailable && entry.Message.Contains("refused for a test", StringComparison.Ordinal));
+    }
+
+    [Theory]
+    [InlineData(100, null, LoadOrdering.Completion, null, 1)] // The first ring takes the set: no thread to start.
+    [InlineData(255, null, LoadOrdering.Completion, null, 1)]
+    [InlineData(256, null, LoadOrdering.Completion, null, 2)]
+    [InlineData(10_000, null, LoadOrdering.Completion, null, 16)] // 128 reads at once, at least 8 per ring.
+    [InlineData(10_000, null, LoadOrdering.Input, null, 1)] // Input order's window is kept simplest on one ring.
+    [InlineData(10_000, StorageKind.Rotational, LoadOrdering.Completion, null, 1)]
+    [InlineData(10_000, null, LoadOrdering.Completion, 12, 1)] // 12 reads at once: too few to share.
+    [InlineData(10_000, null, LoadOrdering.Completion, 16, 2)]
+    public void RingsFor_Set_OneRingPer128FilesUpToOnePerCoreAndEightReadsEach(
+        int files, StorageKind? storage, LoadOrdering ordering, int? pinned, int ringsWithCoresToSpare)
+    {
+        var options = new FileLoaderOptions { Ordering = ordering, MaxDegreeOfParallelism = pinned };
+        StorageKind kind = storage ?? StorageKind.Unknown;
+
+        int rings = RingReader.RingsFor(options, kind, files);
+        int depth = RingReader.DepthFor(options, kind, files);
+
+        Assert.Equal(Math.Min(ringsWithCoresToSpare, Environment.ProcessorCount), rings);
+        Assert.Equal(depth, Enumerable.Range(0, rings).Sum(ring => RingReader.ShareOf(depth, rings, ring)));
+        Assert.All(Enumerable.Range(0, rings), ring => Assert.InRange(RingReader.ShareOf(depth, rings, ring), depth / rings, (depth / rings) + 1));
     }
 
     [IoUringRefusedFact]

@@ -55,7 +55,7 @@ public class StorageProbeTests : TempDirectoryTestBase
         Assert.Equal(expected, StorageProbe.ParseCount(System.Text.Encoding.ASCII.GetBytes(text)));
     }
 
-    [LinuxFact]
+    [LinuxFact("major:minor device numbers; Windows has its own test")]
     public void Describe_TempDirectory_NamesADeviceAndFileSystem()
     {
         StorageDevice device = StorageProbe.Describe(Root);
@@ -66,7 +66,7 @@ public class StorageProbeTests : TempDirectoryTestBase
         Assert.Contains(device.Name, device.ToString());
     }
 
-    [LinuxFact]
+    [LinuxFact("/dev/shm, a tmpfs")]
     public void Describe_Tmpfs_IsMemory()
     {
         Assert.True(Directory.Exists("/dev/shm"), "/dev/shm is a tmpfs on every Linux this project targets.");
@@ -77,18 +77,17 @@ public class StorageProbeTests : TempDirectoryTestBase
         Assert.Equal(StorageBus.Memory, device.Bus);
     }
 
-    [SkippableFact]
+    [LinuxFact("sysfs, which names the bus")]
     public void Describe_VirtioDisk_IsUnknownWhateverItsRotationalFlagSays()
     {
-        Skip.IfNot(OperatingSystem.IsLinux(), "Needs Linux (sysfs tells the bus).");
         StorageDevice device = StorageProbe.Describe(Root);
-        Skip.If(device.Bus != StorageBus.Virtio, $"The temporary folder is on {device.Name} ({device.Bus}), not on a virtio disk.");
+        Assert.SkipWhen(device.Bus != StorageBus.Virtio, $"The temporary folder is on {device.Name} ({device.Bus}), not on a virtio disk.");
 
         Assert.Equal(StorageKind.Unknown, device.Kind);
         Assert.NotNull(device.IsRotational);
     }
 
-    [LinuxFact]
+    [LinuxFact("/proc")]
     public void Describe_ProcFileSystem_HasNoBlockDeviceAndIsUnknown()
     {
         StorageDevice device = StorageProbe.Describe("/proc/self/status");
@@ -107,7 +106,7 @@ public class StorageProbeTests : TempDirectoryTestBase
         Assert.Contains(missing, ex.Message);
     }
 
-    [LinuxFact]
+    [Fact]
     public void Describe_SamePathTwice_ReturnsTheCachedDescription()
     {
         Assert.Same(StorageProbe.Describe(Root), StorageProbe.Describe(Root));

@@ -140,7 +140,7 @@ public class ChunkStreamingTests : TempDirectoryTestBase
         });
     }
 
-    [LinuxFact]
+    [LinuxFact("a FIFO")]
     public async Task ReadChunksAsync_Fifo_ThrowsInsteadOfBlocking()
     {
         string fifo = Native.CreateFifo(Path.Combine(Root, "pipe"));
@@ -159,7 +159,7 @@ public class ChunkStreamingTests : TempDirectoryTestBase
     /// <summary>Large enough to be read unbuffered when the options ask for it.</summary>
     private const int UnbufferedSize = 16 * 1024 * 1024;
 
-    [LinuxTheory]
+    [LinuxTheory("mincore, to see the page cache")]
     [InlineData(UnbufferedSize)]
     [InlineData(UnbufferedSize + 1)]
     [InlineData(UnbufferedSize + 4095)]

@@ -6,7 +6,7 @@ namespace FastLoad.Tests.Reading;
 
 public class MappedFileTests : TempDirectoryTestBase
 {
-    [LinuxFact]
+    [LinuxFact("/proc/self/maps")]
     public void Map_FailureAfterThePointerIsAcquired_UnmapsTheFile()
     {
         string path = WriteFile("mapped.bin", 1 << 20);
@@ -17,7 +17,7 @@ public class MappedFileTests : TempDirectoryTestBase
         Assert.DoesNotContain(path, File.ReadAllText("/proc/self/maps"));
     }
 
-    [LinuxFact]
+    [LinuxFact("/proc/self/maps")]
     public void Map_Disposed_UnmapsTheFile()
     {
         string path = WriteFile("mapped.bin", 1 << 20);

@@ -7,10 +7,9 @@ namespace FastLoad.Tests.Reading;
 /// <summary>A read the kernel refuses names the file and the offset, and carries the error number for callers that tell causes apart.</summary>
 public class ReadErrorTests : TempDirectoryTestBase
 {
-    [SkippableFact]
+    [LinuxFact("O_DIRECT through fcntl")]
     public void ReadAt_KernelRefusesTheRead_ThrowsWithTheErrnoAsHResultAndNamesTheFile()
     {
-        Skip.IfNot(OperatingSystem.IsLinux(), "Needs Linux (O_DIRECT through fcntl).");
         // O_DIRECT with a buffer that is not aligned: EINVAL from the read itself, as on a file system that accepts
         // the flag and refuses the reads (the unbuffered reader falls back to buffered reads on exactly this).
         string path = WriteFile("direct.bin", 64 * 1024, seed: 1);
@@ -18,7 +17,7 @@ public class ReadErrorTests : TempDirectoryTestBase
         int fd = (int)handle.DangerousGetHandle();
         int flags = Interop.Fcntl(fd, Interop.FcntlGetFlags, 0);
         Assert.True(flags >= 0);
-        Skip.If(
+        Assert.SkipWhen(
             Interop.Fcntl(fd, Interop.FcntlSetFlags, flags | Interop.OpenDirect) != 0,
             $"The file system of {Root} refuses O_DIRECT at open, so no read can be refused.");
         byte[] buffer = GC.AllocateUninitializedArray<byte>(8192 + 4096, pinned: true);

@@ -1,7 +1,6 @@
 using System.Diagnostics;
 using System.Globalization;
 using FastLoad.Tests.Infrastructure;
-using Xunit.Abstractions;
 
 namespace FastLoad.Tests.Reliability;
 
@@ -30,7 +29,7 @@ public class BackToBackLoadTests : TempDirectoryTestBase
         _paths.Insert(GoodFiles / 2, Path.Combine(Root, "missing.bin")); // The error path runs every time too.
     }
 
-    [LinuxFact]
+    [LinuxFact("/proc/self/fd and /proc/self/task")]
     public async Task LoadAsync_ThousandLoadsBackToBack_LeakNoDescriptorBufferOrIoThread()
     {
         var pool = new CountingPool();

@@ -11,10 +11,10 @@ namespace FastLoad.Tests.Reliability;
 /// </summary>
 public sealed class EmulatedHddTests(EmulatedHddTests.Hdd hdd) : IClassFixture<EmulatedHddTests.Hdd>
 {
-    [SkippableFact]
+    [Fact]
     public async Task Load_LooseFiles_RecognisedAsRotationalSettledAtMostFourNothingLost()
     {
-        Skip.If(hdd.SkipReason is not null, hdd.SkipReason);
+        hdd.SkipUnlessAvailable();
 
         JsonElement report = await hdd.LoadAsync(hdd.Files);
 
@@ -26,12 +26,12 @@ public sealed class EmulatedHddTests(EmulatedHddTests.Hdd hdd) : IClassFixture<E
         Assert.All(report.GetProperty("parallelismHistory").EnumerateArray(), limit => Assert.InRange(limit.GetInt32(), 1, 4));
     }
 
-    [SkippableFact]
+    [Fact]
     public async Task Load_Pack_GivesTheLooseFilesBytes()
     {
         // How much faster the pack loads on this device is a benchmark (docs/reliability.md), not an assertion: a
         // shared machine moves it by a factor.
-        Skip.If(hdd.SkipReason is not null, hdd.SkipReason);
+        hdd.SkipUnlessAvailable();
 
         JsonElement loose = await hdd.LoadAsync(hdd.Files);
         JsonElement pack = await hdd.LoadAsync(hdd.Pack);
@@ -41,10 +41,10 @@ public sealed class EmulatedHddTests(EmulatedHddTests.Hdd hdd) : IClassFixture<E
         Assert.Equal(loose.GetProperty("checksum").GetString(), pack.GetProperty("checksum").GetString());
     }
 
-    [SkippableFact]
+    [Fact]
     public async Task Load_InProcess_ReadsInPhysicalOrderAndDeliversEveryFileByteForByte()
     {
-        Skip.If(hdd.SkipReason is not null, hdd.SkipReason);
+        hdd.SkipUnlessAvailable();
 
         // In this process the reads are not throttled, so with detection the reader threads could take every file
         // before the first of them has described the device; the kind is given instead (the child loads above check
@@ -82,15 +82,17 @@ public sealed class EmulatedHddTests(EmulatedHddTests.Hdd hdd) : IClassFixture<E
 
         public Hdd()
         {
-            _script = FindScript();
             _mount = Path.Combine(Path.GetTempPath(), $"fastload-hdd-{Guid.NewGuid():N}");
             Files = Path.Combine(_mount, "files");
             Pack = Path.Combine(_mount, "files.fpk");
             if (!OperatingSystem.IsLinux())
             {
+                _script = string.Empty;
                 SkipReason = "Needs Linux (loop devices and cgroups).";
                 return;
             }
+
+            _script = FindScript();
 
             (int exitCode, string output) = Run(_script, "up", _mount, "1");
             if (exitCode == 3)
@@ -116,6 +118,15 @@ public sealed class EmulatedHddTests(EmulatedHddTests.Hdd hdd) : IClassFixture<E
 
         /// <summary>Why the tests skip; <see langword="null"/> when the emulated HDD is up.</summary>
         public string? SkipReason { get; }
+
+        /// <summary>Skips the calling test, with the reason, unless the emulated HDD is up.</summary>
+        public void SkipUnlessAvailable()
+        {
+            if (SkipReason is { } reason)
+            {
+                Assert.Skip(reason);
+            }
+        }
 
         public string Files { get; }
 

@@ -1,7 +1,6 @@
 using System.Diagnostics;
 using System.Globalization;
 using FastLoad.Tests.Infrastructure;
-using Xunit.Abstractions;
 
 namespace FastLoad.Tests.Reliability;
 
@@ -33,7 +32,10 @@ public class FaultSoakTests : TempDirectoryTestBase
 
     private int FileCount => _paths.Count;
 
-    [Fact]
+    // The same engine code as on Linux, thousands of times: minutes under Wine against seconds on Linux.
+    private const string ThousandsOfLoads = "thousands of loads, which take minutes there and seconds on Linux";
+
+    [NotUnderWineFact(ThousandsOfLoads)]
     public async Task LoadAsync_CanceledAtRandomPointsThousandsOfTimes_EndsCanceledOrCompleteAndReturnsEveryBuffer()
     {
         using var unobserved = new UnobservedTaskExceptions();
@@ -104,7 +106,7 @@ public class FaultSoakTests : TempDirectoryTestBase
         _output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{Rounds} canceled loads ({canceled} ended canceled) in {started.Elapsed.TotalSeconds:F1} s"));
     }
 
-    [Fact]
+    [NotUnderWineFact(ThousandsOfLoads)]
     public async Task Consumer_ThrowsAtRandomPointsThousandsOfTimes_SurfacesItsFirstExceptionOnce()
     {
         using var unobserved = new UnobservedTaskExceptions();
@@ -171,7 +173,7 @@ public class FaultSoakTests : TempDirectoryTestBase
         _output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{Rounds} loads with a throwing consumer in {started.Elapsed.TotalSeconds:F1} s"));
     }
 
-    [Fact]
+    [NotUnderWineFact(ThousandsOfLoads)]
     public async Task Consumer_ThrowsWhileTheLoadIsCanceledThousandsOfTimes_SurfacesOneOfTheTwoAndReturnsEveryBuffer()
     {
         using var unobserved = new UnobservedTaskExceptions();

@@ -24,7 +24,7 @@ public class FileKindTests : TempDirectoryTestBase
         Assert.Equal(expected, FileStatus.KindFromMode(mode).ToString());
     }
 
-    [LinuxFact]
+    [LinuxFact("FIFOs and device files")]
     public void KindFromMode_RealSpecialFiles_AreNotRegular()
     {
         string fifo = Native.CreateFifo(Path.Combine(Root, "fifo"));

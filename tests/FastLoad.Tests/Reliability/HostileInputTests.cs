@@ -14,7 +14,7 @@ public class HostileInputTests : BadInputTestBase
     private const int PathMax = 4096;
     private const int NameMax = 255;
 
-    [LinuxFact]
+    [LinuxFact("a symbolic link, which Windows makes only with a privilege")]
     public async Task Collect_SymlinkToDirectory_ReportsADirectory()
     {
         Directory.CreateDirectory(Path.Combine(Root, "sub"));
@@ -26,7 +26,7 @@ public class HostileInputTests : BadInputTestBase
         Assert.Contains("a directory", error.Message);
     }
 
-    [LinuxFact]
+    [LinuxFact("a character device behind a symbolic link")]
     public async Task Collect_SymlinkToCharacterDevice_IsRejected()
     {
         string link = Path.Combine(Root, "link-to-zero");
@@ -37,7 +37,7 @@ public class HostileInputTests : BadInputTestBase
         Assert.Contains("character device", error.Message);
     }
 
-    [LinuxFact]
+    [LinuxFact("a Unix socket file behind a symbolic link")]
     public async Task Collect_SymlinkToSocket_IsRejected()
     {
         string socketPath = Path.Combine(Root, "socket");
@@ -50,7 +50,7 @@ public class HostileInputTests : BadInputTestBase
         Assert.Contains("socket", error.Message);
     }
 
-    [LinuxFact]
+    [LinuxFact("a loop of symbolic links")]
     public async Task Collect_SymlinkLoopGivenAsPath_ReportsTheLoop()
     {
         string a = Path.Combine(Root, "loop-a");
@@ -64,7 +64,7 @@ public class HostileInputTests : BadInputTestBase
         Assert.Contains("symbolic links", error.Message); // ELOOP: "Too many levels of symbolic links".
     }
 
-    [LinuxFact]
+    [LinuxFact("a loop of symbolic links")]
     public async Task Collect_FileSymlinkLoopInsideEnumeratedFolder_ReportsEachLinkAndLoadsTheRest()
     {
         byte[] contents = Contents(4000, seed: 7);
@@ -141,7 +141,7 @@ public class HostileInputTests : BadInputTestBase
         Assert.Contains("a directory", Assert.IsAssignableFrom<IOException>(results[1].Error).Message);
     }
 
-    [LinuxFact]
+    [LinuxFact("a FIFO")]
     public async Task Collect_FileReplacedByFifoBetweenPlanAndRead_IsRejectedWithoutHanging()
     {
         string a = WriteFile("a.bin", 1000);
@@ -156,7 +156,7 @@ public class HostileInputTests : BadInputTestBase
         Assert.Contains("FIFO", Assert.IsAssignableFrom<IOException>(results[1].Error).Message);
     }
 
-    [LinuxFact]
+    [LinuxFact("file names of any bytes; Windows names are UTF-16")]
     public async Task Collect_NameNotValidUtf8_IsReportedNeverSkipped()
     {
         byte[] good = Contents(3000, seed: 9);
@@ -175,7 +175,7 @@ public class HostileInputTests : BadInputTestBase
         pool.AssertAllReturned();
     }
 
-    [LinuxFact]
+    [LinuxFact("file names of any bytes; Windows names are UTF-16")]
     public async Task Collect_NameNotValidUtf8_ErrorSaysTheNameIsNotUtf8()
     {
         using var rawFile = Native.CreateFileWithRawName(Root, [.. "bad-"u8, 0xFF, .. ".bin"u8], Contents(100, seed: 11));
@@ -188,7 +188,7 @@ public class HostileInputTests : BadInputTestBase
         Assert.Contains("UTF-8", error.Message);
     }
 
-    [LinuxFact]
+    [LinuxFact("file names of any bytes; Windows names are UTF-16")]
     public async Task Collect_NameNotValidUtf8NextToItsDecodedTwin_NeverDeliversTheTwinsBytesForIt()
     {
         // "x\xff" decodes to "x\uFFFD", which is also the valid name of another file.
@@ -205,7 +205,7 @@ public class HostileInputTests : BadInputTestBase
         Assert.Single(results, r => r.Error is not null || r.Data.AsSpan().SequenceEqual(raw));
     }
 
-    [LinuxFact]
+    [LinuxFact("PATH_MAX and NAME_MAX as Linux sets them")]
     public async Task LoadAsync_PathNearPathMaxWithNamesNearNameMax_LoadsIt()
     {
         string directory = LongDirectory(PathMax - 1 - 1 - NameMax); // Room for "/" and a name of NAME_MAX bytes.
@@ -221,7 +221,7 @@ public class HostileInputTests : BadInputTestBase
         Assert.Equal(contents, Assert.Single(fromDirectory).Data);
     }
 
-    [LinuxTheory]
+    [LinuxTheory("PATH_MAX as Linux sets it")]
     [InlineData(PathMax)] // One byte too many for PATH_MAX with its NUL.
     [InlineData(3 * PathMax)]
     public async Task Collect_PathLongerThanPathMaxWithShortNames_ReportsPathTooLong(int length)
@@ -235,7 +235,7 @@ public class HostileInputTests : BadInputTestBase
         Assert.IsType<PathTooLongException>(error);
     }
 
-    [LinuxFact]
+    [LinuxFact("NAME_MAX as Linux sets it")]
     public async Task Collect_NameLongerThanNameMax_ReportsPathTooLong()
     {
         Exception error = await LoadAmongGoodFilesAsync(Path.Combine(Root, new string('n', NameMax + 1)));

@@ -6,7 +6,7 @@ namespace FastLoad.Tests.Reliability;
 [Collection(ProcessWide.Name)]
 public sealed class LargeFileDescriptorTests : TempDirectoryTestBase
 {
-    [LinuxFact]
+    [LinuxFact("/proc/self/fd")]
     public async Task LoadAsync_BufferedLargeFilesReadInRanges_LeaveNoDescriptorOpen()
     {
         byte[] expected = Contents((40 * 1024 * 1024) + 5, seed: 11);

@@ -37,7 +37,7 @@ public class LoadLifetimeTests : TempDirectoryTestBase
         await files.DisposeAsync(); // Again: nothing to do.
     }
 
-    [LinuxTheory] // Counts descriptors in /proc/self/fd.
+    [LinuxTheory("/proc/self/fd")]
     [InlineData(IoScheduling.IoUring)]
     [InlineData(IoScheduling.DedicatedThreads)]
     public async Task Enumerator_DroppedWithoutDisposing_ReturnsItsDescriptorsAndBuffersOnceCollected(IoScheduling scheduling)

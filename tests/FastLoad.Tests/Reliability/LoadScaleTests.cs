@@ -2,7 +2,6 @@ using System.Diagnostics;
 using System.Globalization;
 using System.Text;
 using FastLoad.Tests.Infrastructure;
-using Xunit.Abstractions;
 
 namespace FastLoad.Tests.Reliability;
 
@@ -25,7 +24,7 @@ public class LoadScaleTests(ITestOutputHelper output) : TempDirectoryTestBase(Me
 
     private static readonly TimeSpan NoHang = TimeSpan.FromMinutes(3);
 
-    [LinuxFact]
+    [LinuxFact("/proc/self/fd, and a tmpfs for 100,000 files")]
     public async Task LoadAsync_HundredThousandFilesInOneFolder_DeliversEveryOneOnceWithinDescriptorBound()
     {
         const int Count = 100_000;
@@ -62,7 +61,7 @@ public class LoadScaleTests(ITestOutputHelper output) : TempDirectoryTestBase(Me
             $"100,000 files: created in {created.TotalSeconds:F1} s, loaded in {summary.Elapsed.TotalSeconds:F1} s at parallelism {summary.DegreeOfParallelism}; descriptors {baseline} before, peak {peakDescriptors}"));
     }
 
-    [LinuxFact]
+    [LinuxFact("/proc/self/fd and sparse files")]
     public async Task LoadAsync_SetSixtyFourTimesTheBudget_BytesInFlightStayWithinBudget()
     {
         List<string> paths = CreateSparseSet(1, 8);
@@ -91,7 +90,7 @@ public class LoadScaleTests(ITestOutputHelper output) : TempDirectoryTestBase(Me
             $"4 GiB through 64 MiB: {summary.Elapsed.TotalSeconds:F1} s, peak in flight {summary.PeakBytesInFlight / MiB} MiB, peak rented {pool.PeakRequestedOutstanding / MiB} MiB, descriptors {baseline} before, peak {peakDescriptors}"));
     }
 
-    [LinuxTheory]
+    [LinuxTheory("/proc/self/status for the resident set, and sparse files")]
     [InlineData(4, 4)]
     [InlineData(1, 8)]
     public async Task LoadAsync_SetSixtyFourTimesTheBudgetWithTheSharedPool_PeakResidentGrowsLessThanBudgetPlus64MiB(int minMiB, int maxMiB)

@@ -8,7 +8,7 @@ namespace FastLoad.Tests.Storage;
 [Collection(ProcessWide.Name)]
 public class PageCacheTests : TempDirectoryTestBase
 {
-    [LinuxFact]
+    [LinuxFact("posix_fadvise")]
     public void Evict_RegularFile_Succeeds()
     {
         string path = WriteFile("a.bin", 100_000);
@@ -18,7 +18,7 @@ public class PageCacheTests : TempDirectoryTestBase
         Assert.True(PageCache.IsEvictionSupported);
     }
 
-    [LinuxFact]
+    [LinuxFact("a FIFO")]
     public void Evict_Fifo_ThrowsInsteadOfBlocking()
     {
         string fifo = Native.CreateFifo(Path.Combine(Root, "pipe"));
@@ -28,7 +28,7 @@ public class PageCacheTests : TempDirectoryTestBase
         Assert.Contains("FIFO", ex.Message);
     }
 
-    [LinuxFact]
+    [LinuxFact("posix_fadvise")]
     public void Evict_MissingFile_ThrowsFileNotFoundNamingIt()
     {
         string missing = Path.Combine(Root, "missing");
@@ -38,7 +38,7 @@ public class PageCacheTests : TempDirectoryTestBase
         Assert.Contains(missing, ex.Message);
     }
 
-    [LinuxFact]
+    [LinuxFact("posix_fadvise and mincore")]
     public async Task GetResidentBytes_AfterEvictAndAfterBufferedAndUnbufferedLoads_TellsWhatIsCached()
     {
         const int Size = 32 * 1024 * 1024;

@@ -197,13 +197,6 @@ internal sealed class LoadReaders(LoadRun run)
         }
 
         var rings = new List<RingReader>(count) { first };
-        run.OpenDeliveryWindow(Math.Max(MinDeliveryWindow, DeliveryWindowPerRead * total));
-        run.Logger?.LoadStarting(files, run.Files, null, kind, total, false);
-
-        // A set the first ring takes in one go needs no description: the kernel has every request at once and orders
-        // them for the device itself. A larger one is described by the first ring that waits for the device (one on a
-        // spinning disk gives the rest of the set to the pipeline); a helper does it on its own thread.
-        bool describe = files > first.Depth;
         for (int ring = 1; ring < count; ring++)
         {
             // A ring the kernel refuses now (too many in the process) leaves its share to the others.
@@ -213,21 +206,40 @@ internal sealed class LoadReaders(LoadRun run)
             }
 
             rings.Add(helper);
-            if (describe)
-            {
-                helper.SettleStorageAtFirstWait(onThisThread: true);
-            }
-
-            if (!StartHelper(helper))
-            {
-                break;
-            }
         }
 
-        _rings = [.. rings];
+        // Every ring is known before any starts: the one that settles the storage stops the others.
+        Volatile.Write(ref _rings, [.. rings]);
+        run.OpenDeliveryWindow(Math.Max(MinDeliveryWindow, DeliveryWindowPerRead * total));
+        run.Logger?.LoadStarting(files, run.Files, null, kind, total, false);
+
+        // A set the first ring takes in one go needs no description: the kernel has every request at once and orders
+        // them for the device itself. A larger one is described by the first ring that waits for the device (one on a
+        // spinning disk gives the rest of the set to the pipeline); a helper does it on its own thread.
+        bool describe = files > first.Depth;
         if (describe)
         {
             first.SettleStorageAtFirstWait(onThisThread: false);
+        }
+
+        for (int ring = 1; ring < rings.Count; ring++)
+        {
+            if (describe)
+            {
+                rings[ring].SettleStorageAtFirstWait(onThisThread: true);
+            }
+
+            if (!StartHelper(rings[ring]))
+            {
+                // No thread could be started: the rings not started are closed; the started ones read their share.
+                for (int unstarted = ring + 1; unstarted < rings.Count; unstarted++)
+                {
+                    rings[unstarted].Dispose();
+                }
+
+                Volatile.Write(ref _rings, [.. rings[..ring]]);
+                break;
+            }
         }
 
         first.Drive(wait: false);
@@ -311,7 +323,7 @@ internal sealed class LoadReaders(LoadRun run)
     {
         FileLoaderOptions options = run.Options;
         StorageKind kind = options.Storage ?? device.Kind;
-        RingReader[] rings = _rings!;
+        RingReader[] rings = Volatile.Read(ref _rings)!;
         bool pipeline = false;
         if (kind == StorageKind.Rotational && options.MaxDegreeOfParallelism is null)
         {

@@ -24,6 +24,9 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     /// <summary>A set gets one ring per this many files, up to one per core: below it, a thread costs more than it reads.</summary>
     internal const int MinFilesPerRing = 128;
 
+    /// <summary>A ring reads at least this many files at once: shallower, a submission carries too few requests to pay.</summary>
+    internal const int MinDepthPerRing = 8;
+
     // Room for a path and its NUL in each slot; a longer path (rare: PATH_MAX is 4096) is opened the ordinary way.
     private const int PathCapacity = 1024;
 
@@ -95,7 +98,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
         }
 
         int rings = Math.Min(Environment.ProcessorCount, fileCount / MinFilesPerRing);
-        return Math.Clamp(rings, 1, DepthFor(options, kind, fileCount));
+        return Math.Clamp(rings, 1, Math.Max(1, DepthFor(options, kind, fileCount) / MinDepthPerRing));
     }
 
     /// <summary>The depth of ring <paramref name="ring"/> of <paramref name="rings"/> sharing <paramref name="total"/> reads at once.</summary>
@@ -147,11 +150,12 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
         int done = Reap() + StartWaitingReads() + Refill();
 
         // Results can call for more requests (a read once its open is done, an open once a file is done): submitted at
-        // once, so that the kernel is never idle while this thread does something else.
+        // once, so that the kernel is never idle while this thread does something else. Cached files complete during
+        // the submission itself; only when nothing did and requests remain does the thread wait.
         bool waited = false;
         while (_ring.Unsubmitted > 0 || (wait && !waited && done == 0 && _inKernel > 0))
         {
-            bool block = wait && !waited && done == 0 && _inKernel > 0;
+            bool block = _ring.Unsubmitted == 0;
             if (block)
             {
                 // Time this thread would spend waiting anyway: it starts the metrics' creation (no-op once started) and,
@@ -280,13 +284,9 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
             }
         }
 
-        if (!CanClaim || !_run.TryClaim(wait: true, out int index))
-        {
-            return false;
-        }
-
-        _ = Open(index);
-        return true;
+        // Woken once room for a batch of files is free, not once per file the consumer takes: a full window would
+        // otherwise hand this thread and the consumer's a core back and forth per file.
+        return CanClaim && _run.WaitForDeliveryRoom(Math.Max(1, Math.Min(_depth / 2, _run.FilesLeft)));
     }
 
     private bool CanClaim => _claiming && !_run.StopToken.IsCancellationRequested && !_run.Readers.Retired;
@@ -310,7 +310,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     private int Refill()
     {
         int published = 0;
-        while (InUse < _depth && CanClaim && _run.TryClaim(wait: false, out int index))
+        while (InUse < _depth && CanClaim && !_run.ReadAheadFull && _run.TryClaim(wait: false, out int index))
         {
             published += Open(index);
         }

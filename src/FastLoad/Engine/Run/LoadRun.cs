@@ -41,6 +41,19 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     private int _activeReaders;
     private TaskCompletionSource? _readersExited;
 
+    /// <summary>
+    /// The bytes of files read and not yet taken beyond which the rings open no more files. Reads ahead of the consumer
+    /// only keep the device busy while the consumer works; each holds a buffer, fresh memory in a new process, so a
+    /// warm load that read as far ahead as the budget allows touched that much memory for nothing (docs/benchmarks.md).
+    /// </summary>
+    internal const long ReadAheadBytes = 8L * 1024 * 1024;
+
+    // A helper ring waiting for room: the free delivery slots it waits for (0: none waits). Room also needs the files
+    // read and not yet taken below the read-ahead.
+    private readonly object _roomGate = new();
+    private volatile int _roomWanted;
+    private long _readyBytes;
+
     private string[] _paths = [];
     private UndecodableNames? _undecodable;
     private SemaphoreSlim? _deliverySlots;
@@ -128,7 +141,11 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     /// <exception cref="ObjectDisposedException">The load was disposed.</exception>
     public ValueTask<bool> MoveNextAsync()
     {
-        ObjectDisposedException.ThrowIf(_disposed, this);
+        if (_disposed)
+        {
+            ThrowDisposed();
+        }
+
         if (!_started)
         {
             Start();
@@ -350,6 +367,42 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
         return false;
     }
 
+    /// <summary>
+    /// Waits until at least <paramref name="slots"/> delivery slots are free, for a reader that claims in batches;
+    /// <see langword="false"/> when no file is left to claim or the load stops.
+    /// </summary>
+    internal bool WaitForDeliveryRoom(int slots)
+    {
+        lock (_roomGate)
+        {
+            // Said before the room is looked at: a hand-over that frees it after the look sees the wish and wakes this
+            // thread (it takes the gate, which the wait gives up).
+            _roomWanted = slots;
+            Interlocked.MemoryBarrier();
+            try
+            {
+                while (_deliverySlots!.CurrentCount < slots || ReadAheadFull)
+                {
+                    if (FilesLeft == 0 || _stop.IsCancellationRequested)
+                    {
+                        return false;
+                    }
+
+                    Monitor.Wait(_roomGate);
+                }
+            }
+            finally
+            {
+                _roomWanted = 0;
+            }
+        }
+
+        return FilesLeft > 0 && !_stop.IsCancellationRequested;
+    }
+
+    /// <summary>Whether the files read and not yet taken hold <see cref="ReadAheadBytes"/> or more: the rings open no more files.</summary>
+    internal bool ReadAheadFull => Volatile.Read(ref _readyBytes) >= ReadAheadBytes;
+
     /// <summary>Claims the next file without a delivery slot (the pipeline takes its slots in its own order).</summary>
     internal bool TryClaimIndex(out int index)
     {
@@ -512,7 +565,16 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     {
         Budget.Stop();
         Readers.Stopped();
+        WakeRoomWaiters();
         WakeConsumer();
+    }
+
+    private void WakeRoomWaiters()
+    {
+        lock (_roomGate)
+        {
+            Monitor.PulseAll(_roomGate);
+        }
     }
 
     private void WakeConsumer()
@@ -540,6 +602,7 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
         lock (_sync)
         {
             _ready.Add(file);
+            Interlocked.Add(ref _readyBytes, file.BudgetCharge);
             wake = !_inputOrder || file.Index == _nextIndex;
 
             if (wake && _consumerBlocked)
@@ -580,7 +643,13 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     private bool HandOver(LoadedFile file)
     {
         Budget.Release(file.BudgetCharge);
+        Interlocked.Add(ref _readyBytes, -file.BudgetCharge);
         _deliverySlots!.Release();
+        if (_roomWanted > 0 && _deliverySlots.CurrentCount >= _roomWanted && !ReadAheadFull)
+        {
+            WakeRoomWaiters();
+        }
+
         _handedOver++;
         if (file.Error is null)
         {
@@ -607,6 +676,10 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
             ExceptionDispatchInfo.Throw(file.Error!);
         }
     }
+
+    [System.Diagnostics.CodeAnalysis.DoesNotReturn]
+    private static void ThrowDisposed() => throw new ObjectDisposedException(
+        "IAsyncEnumerator<LoadedFile>", "The load's enumerator was disposed: enumerate FileLoader.LoadAsync's result again for a new load.");
 
     private void ThrowIfStoppedLocked()
     {

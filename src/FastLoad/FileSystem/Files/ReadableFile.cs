@@ -21,10 +21,12 @@ internal static partial class ReadableFile
             return OpenOSX(path, out length);
         }
 
-        // Windows runs the requests on a synchronous handle one after another, so the reads in flight of a large file
-        // would queue; on an overlapped handle RandomAccess still reads synchronously, and they run at once.
-        FileOptions options = OperatingSystem.IsWindows() ? FileOptions.Asynchronous : FileOptions.None;
-        SafeFileHandle handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete, options);
+        if (OperatingSystem.IsWindows())
+        {
+            return OpenWindows(path, out length);
+        }
+
+        SafeFileHandle handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
         try
         {
             length = RandomAccess.GetLength(handle);

@@ -19,6 +19,11 @@ internal static unsafe partial class Interop
     /// <summary>GetDriveTypeW: a RAM disk.</summary>
     internal const uint DriveRamDisk = 6;
 
+    // GetFileType values: a file on a disk, a character device (NUL, CON, COM1), a pipe or socket.
+    internal const uint FileTypeDisk = 0x1;
+    internal const uint FileTypeChar = 0x2;
+    internal const uint FileTypePipe = 0x3;
+
     internal const uint FileShareRead = 0x1;
     internal const uint FileShareWrite = 0x2;
     internal const uint OpenExisting = 3;
@@ -149,6 +154,9 @@ internal static unsafe partial class Interop
     [LibraryImport(Kernel32, SetLastError = true)]
     [return: MarshalAs(UnmanagedType.Bool)]
     internal static partial bool GetFileInformationByHandleEx(SafeFileHandle file, int informationClass, void* information, uint bufferSize);
+
+    [LibraryImport(Kernel32, SetLastError = true)]
+    internal static partial uint GetFileType(SafeFileHandle file);
 
     [LibraryImport(Kernel32, SetLastError = true)]
     [return: MarshalAs(UnmanagedType.Bool)]

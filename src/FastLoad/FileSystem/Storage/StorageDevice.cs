@@ -4,8 +4,10 @@ namespace FastLoad;
 public sealed class StorageDevice
 {
     internal StorageDevice(
-        string deviceId, string name, StorageKind kind, StorageBus bus, bool? isRotational, int? queueSize, string? model, string? fileSystem)
+        string deviceId, string name, StorageKind kind, StorageBus bus, bool? isRotational, int? queueSize, string? model, string? fileSystem,
+        string? unreported = null)
     {
+        Unreported = unreported;
         DeviceId = deviceId;
         Name = name;
         Kind = kind;
@@ -59,12 +61,16 @@ public sealed class StorageDevice
     /// <summary>Gets the file system type (<c>ext4</c>, <c>xfs</c>, <c>nfs4</c>, <c>NTFS</c>, <c>apfs</c>, ...), or <see langword="null"/>.</summary>
     public string? FileSystem { get; }
 
+    /// <summary>What the system would not tell and why (a query that failed, with its error), shown after the kind; <see langword="null"/> when every query answered.</summary>
+    internal string? Unreported { get; }
+
     /// <inheritdoc />
     public override string ToString()
     {
         string rotational = IsRotational switch { true => "rotational=1", false => "rotational=0", null => "rotational=?" };
         string model = Model is null ? string.Empty : $", {Model}";
         string queue = QueueSize is null ? string.Empty : $", queue {QueueSize}";
-        return $"{Name} ({DeviceId}, {Bus}, {rotational}{queue}{model}, {FileSystem ?? "?"}) -> {Kind}";
+        string unreported = Unreported is null ? string.Empty : $" ({Unreported})";
+        return $"{Name} ({DeviceId}, {Bus}, {rotational}{queue}{model}, {FileSystem ?? "?"}) -> {Kind}{unreported}";
     }
 }

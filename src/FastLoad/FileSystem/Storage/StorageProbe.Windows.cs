@@ -1,4 +1,5 @@
 using System.Globalization;
+using System.Runtime.InteropServices;
 using System.Runtime.Versioning;
 using FastLoad.FileSystem;
 using Microsoft.Win32.SafeHandles;
@@ -22,9 +23,20 @@ public static partial class StorageProbe
     private static unsafe StorageDevice ProbeWindows(string root)
     {
         string name = root.TrimEnd('\\');
-        string id = WindowsVolume.TryGetInformation(root, out uint serial, out string? fileSystem)
-            ? serial.ToString("X8", CultureInfo.InvariantCulture)
-            : string.Empty;
+
+        // Each query that fails is named with its error and shown after the kind, so that "Unknown" says why (Wine, for
+        // one, answers no storage query; a volume that cannot be opened without elevation is another).
+        var unreported = new List<string>();
+        string id = string.Empty;
+        if (WindowsVolume.TryGetInformation(root, out uint serial, out string? fileSystem))
+        {
+            id = serial.ToString("X8", CultureInfo.InvariantCulture);
+        }
+        else
+        {
+            unreported.Add(Failed("GetVolumeInformationW"));
+        }
+
         switch (Interop.GetDriveType(root))
         {
             case Interop.DriveRemote:
@@ -38,11 +50,21 @@ public static partial class StorageProbe
         using SafeFileHandle volume = Interop.CreateFile(device, 0, Interop.FileShareRead | Interop.FileShareWrite, null, Interop.OpenExisting, 0, 0);
         if (volume.IsInvalid)
         {
-            return new StorageDevice(id, name, StorageKind.Unknown, StorageBus.Unknown, null, null, null, fileSystem);
+            unreported.Add(Failed($"opening {device}"));
+            return new StorageDevice(id, name, StorageKind.Unknown, StorageBus.Unknown, null, null, null, fileSystem, Join(unreported));
         }
 
         bool? seekPenalty = QuerySeekPenalty(volume);
+        if (seekPenalty is null)
+        {
+            unreported.Add(Failed("the seek penalty query"));
+        }
+
         (int busType, string? model) = QueryDevice(volume);
+        if (busType < 0)
+        {
+            unreported.Add(Failed("the device descriptor query"));
+        }
         StorageBus bus = busType switch
         {
             Interop.BusTypeNvme => StorageBus.Nvme,
@@ -62,8 +84,15 @@ public static partial class StorageProbe
             _ when seekPenalty == true => StorageKind.Rotational,
             _ => StorageKind.Unknown,
         };
-        return new StorageDevice(id, name, kind, bus, seekPenalty, null, model, fileSystem);
+        return new StorageDevice(id, name, kind, bus, seekPenalty, null, model, fileSystem, Join(unreported));
     }
+
+    // Called at once after the failing call, while its error is still the last one; 0 is a call that succeeded with too short an answer.
+    private static string Failed(string what) => Marshal.GetLastPInvokeError() is var error and not 0
+        ? $"{what} failed: error {error.ToString(CultureInfo.InvariantCulture)}"
+        : $"{what} gave no usable answer";
+
+    private static string? Join(List<string> unreported) => unreported.Count == 0 ? null : string.Join("; ", unreported);
 
     /// <summary>DEVICE_SEEK_PENALTY_DESCRIPTOR.IncursSeekPenalty of the disk under a volume, or <see langword="null"/> where it does not say.</summary>
     [SupportedOSPlatform("windows")]
