@@ -84,12 +84,12 @@ public sealed class StartupManifestLifecycleTests : PrefetchTestBase
         Assert.Contains("3 bytes", corrupt.Message);
     }
 
-    [SkippableFact]
+    [Fact]
     public async Task End_ReadOnlyAppFolder_WritesToTheUserCacheAndTheNextStartReplaysFromThere()
     {
         string a = DataFile("a.bin", MiB);
         using var readOnly = ReadOnlyFolder.Make(AppDirectory);
-        Skip.If(readOnly.SkipReason is not null, readOnly.SkipReason);
+        Assert.SkipWhen(readOnly.SkipReason is not null, readOnly.SkipReason ?? string.Empty);
         Action load = () => Loads.CollectAsync(new FileLoader(), FileSet.FromPaths([a])).GetAwaiter().GetResult();
 
         StartupPrefetchSummary first = await StartAsync(beforeEnd: load);
@@ -105,13 +105,13 @@ public sealed class StartupManifestLifecycleTests : PrefetchTestBase
         Assert.False(second.ManifestWritten);
     }
 
-    [SkippableFact]
+    [Fact]
     public async Task Begin_StaleManifestBesideReadOnlyApp_ReplaysTheCachedOneOfThisBuild()
     {
         string a = DataFile("a.bin", MiB);
         Write(ManifestBesideApp, ManifestOf("testapp 0", (a, [(0, MiB)])));
         using var readOnly = ReadOnlyFolder.Make(AppDirectory);
-        Skip.If(readOnly.SkipReason is not null, readOnly.SkipReason);
+        Assert.SkipWhen(readOnly.SkipReason is not null, readOnly.SkipReason ?? string.Empty);
         await StartAsync(beforeEnd: () => Loads.CollectAsync(new FileLoader(), FileSet.FromPaths([a])).GetAwaiter().GetResult());
         Evict(a);
 
@@ -122,12 +122,12 @@ public sealed class StartupManifestLifecycleTests : PrefetchTestBase
         Assert.Equal(MiB, summary.RequestedBytes);
     }
 
-    [SkippableFact]
+    [Fact]
     public async Task End_NowhereWritable_LogsAndStillCompletes()
     {
         File.WriteAllBytes(Path.Combine(Root, "cache"), []); // A file where the cache folder would be.
         using var readOnly = ReadOnlyFolder.Make(AppDirectory);
-        Skip.If(readOnly.SkipReason is not null, readOnly.SkipReason);
+        Assert.SkipWhen(readOnly.SkipReason is not null, readOnly.SkipReason ?? string.Empty);
         var logs = new FakeLogCollector();
         using var loggerFactory = new LoggerFactory([new FakeLoggerProvider(logs)]);
 
