@@ -17,9 +17,9 @@ public sealed class StartupPrefetchOptions
 
     /// <summary>Gets or sets what identifies this build of the application; a manifest recorded by another build is not replayed.</summary>
     /// <value>
-    /// The default value is <see langword="null"/>: the entry assembly's name and module version id, which every
-    /// compilation changes (under NativeAOT, where there may be none, the executable's length and time). At most
-    /// 1,024 bytes of UTF-8.
+    /// The default value is <see langword="null"/>: the entry file's name, length and last write time (<c>app.dll</c>,
+    /// or the executable of a single-file or NativeAOT application), which every build changes. At most 1,024 bytes of
+    /// UTF-8.
     /// </value>
     public string? BuildKey { get; set; }
 
