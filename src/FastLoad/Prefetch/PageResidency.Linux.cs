@@ -11,9 +11,9 @@ internal static unsafe partial class PageResidency
 
     /// <summary>
     /// Whether all of <c>[offset, offset + length)</c> (cut at <paramref name="fileLength"/>) is in the page cache, by
-    /// <c>cachestat</c>, which counts a range's cached pages without mapping the file: a third of what
-    /// <see cref="TryGetRuns"/> costs on a warm start (docs/startup-manifest.md). <see langword="null"/> where the kernel
-    /// does not offer it.
+    /// <c>cachestat</c>, which counts a range's cached pages without mapping the file: on a warm start, where every
+    /// range is cached, one system call per range instead of the mapping, <c>mincore</c> and unmapping of
+    /// <see cref="TryGetRuns"/>. <see langword="null"/> where the kernel does not offer it.
     /// </summary>
     public static bool? IsCachedLinux(SafeFileHandle handle, long offset, long length, long fileLength)
     {
