@@ -39,7 +39,7 @@ public sealed partial class StartupPrefetch : IDisposable
         _options = options;
         _hooks = hooks;
         _log = new DeferredLogger(logger);
-        _recorder = options.Record ? new StartupRecorder(options.MaxManifestFiles) : null;
+        _recorder = options.Record ? new StartupRecorder(hooks.RecordFilter) : null;
         _thread = new Thread(Run) { IsBackground = true, Name = "FastLoad startup prefetch" };
     }
 

@@ -82,6 +82,26 @@ public sealed class StartupRecordingTests : PrefetchTestBase
     }
 
     [LinuxFact]
+    public async Task End_MoreFilesLoadedThanTheBound_KeepsTheFirstInPathOrderWhateverTheLoadOrder()
+    {
+        string[] files = [.. Enumerable.Range(0, 4).Select(i => DataFile($"f{i}.bin", 1_000))];
+
+        // One load per file, the last path first: the manifest still keeps the first paths, not the first loaded.
+        StartupPrefetchSummary summary = await StartAsync(
+            new StartupPrefetchOptions { MaxManifestFiles = 2 },
+            beforeEnd: () =>
+            {
+                foreach (string file in files.Reverse())
+                {
+                    Loads.CollectAsync(new FileLoader(), FileSet.FromPaths([file])).GetAwaiter().GetResult();
+                }
+            });
+
+        Assert.Equal(files[..2], StartupManifest.Read(ManifestBesideApp).Files.Select(file => file.Path));
+        Assert.Equal(2, summary.RecordedFileCount);
+    }
+
+    [LinuxFact]
     public async Task End_AdditionalFiles_AreRecordedWhole()
     {
         string extra = DataFile("templates.bin", 123_456);

@@ -27,12 +27,13 @@ internal sealed partial class StartupRecorder : IDisposable
 
     private readonly Lock _sync = new();
     private readonly HashSet<string> _loaded = new(StringComparer.Ordinal);
-    private readonly int _maxLoaded;
+    private readonly Func<string, bool>? _filter;
     private readonly IDisposable _subscription;
 
-    public StartupRecorder(int maxFiles)
+    /// <param name="filter">The paths to keep (tests: their own files), applied as files are heard of; <see langword="null"/> for all.</param>
+    public StartupRecorder(Func<string, bool>? filter)
     {
-        _maxLoaded = maxFiles;
+        _filter = filter;
         _subscription = LoadObservers.Subscribe(OnFileRead);
     }
 
@@ -184,9 +185,16 @@ internal sealed partial class StartupRecorder : IDisposable
     private void OnFileRead(string path)
     {
         string full = Path.GetFullPath(path);
+        if (_filter?.Invoke(full) == false)
+        {
+            return;
+        }
+
         lock (_sync)
         {
-            if (_loaded.Count < _maxLoaded)
+            // A guard on memory only: which files the manifest keeps is decided when it is built, by priority and path,
+            // so that loads finishing in another order record the same manifest.
+            if (_loaded.Count < ManifestFormat.MaxFiles)
             {
                 _loaded.Add(full);
             }
