@@ -18,6 +18,8 @@ internal static class Program
             UnpackCommand.Create(),
             ListCommand.Create(),
             VerifyCommand.Create(),
+            PrefetchCommand.Create(),
+            ManifestCommand.Create(),
         };
 
         ParseResult parse = root.Parse(args);

@@ -1,5 +1,6 @@
 using System.Buffers;
 using System.Runtime.CompilerServices;
+using FastLoad.Engine;
 using FastLoad.FileSystem;
 using FastLoad.Packing;
 using Microsoft.Extensions.Options;
@@ -105,6 +106,7 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
     {
         // Opened like every loaded file: a FIFO in its place cannot block, and Windows runs the block reads at once.
         SafeFileHandle handle = ReadableFile.Open(path, out long length);
+        LoadObservers.FileRead(path);
         try
         {
             return new PackReader(path, handle, PackIndex.Read(handle, path, length), options);

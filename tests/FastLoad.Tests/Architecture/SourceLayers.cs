@@ -46,6 +46,7 @@ internal sealed class SourceLayers
         new("FileSystem", "FileSystem", ["FastLoad.FileSystem", "FastLoad"], []),
         new("Engine", "Engine", ["FastLoad.Engine", "FastLoad"], ["FileSystem"]),
         new("front door", string.Empty, ["FastLoad"], ["Engine", "FileSystem"]),
+        new("Prefetch", "Prefetch", ["FastLoad.Prefetch", "FastLoad"], ["Engine", "FileSystem"]),
         new("Packing", "Packing", ["FastLoad.Packing", "FastLoad"], ["front door", "Engine", "FileSystem"]),
         new("DependencyInjection", "DependencyInjection", ["Microsoft.Extensions.DependencyInjection"], ["front door", "Engine", "FileSystem"]),
         new("FileProviders", "FileProviders", ["FastLoad.FileProviders", "FastLoad"], ["Packing", "front door", "Engine", "FileSystem"]),

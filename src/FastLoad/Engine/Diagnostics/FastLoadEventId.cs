@@ -1,6 +1,9 @@
 namespace FastLoad;
 
-/// <summary>The event ids of FastLoad's log messages, grouped by range: 1000s a whole load, 1100s one file.</summary>
+/// <summary>
+/// The event ids of FastLoad's log messages, grouped by range: 1000s a whole load, 1100s one file, 1200s the start-up
+/// manifest (<c>StartupPrefetch</c>).
+/// </summary>
 public static class FastLoadEventId
 {
     /// <summary>A load planned its files and starts reading (Debug).</summary>
@@ -29,4 +32,25 @@ public static class FastLoadEventId
     /// had the folder been loaded with a logger; logged when the host starts, with the reason (Warning).
     /// </summary>
     public const int PreloadedEntrySkipped = 1102;
+
+    /// <summary>No startup manifest was found where the start looked; the start is recorded when it ends (Debug).</summary>
+    public const int StartupManifestNotFound = 1200;
+
+    /// <summary>The startup manifest was recorded by another build of the application: not replayed, and rewritten when the start ends (Information).</summary>
+    public const int StartupManifestStale = 1201;
+
+    /// <summary>The startup manifest cannot be read or is not valid: not replayed, and rewritten when the start ends (Warning).</summary>
+    public const int StartupManifestCorrupt = 1202;
+
+    /// <summary>The replay of a startup manifest ended: bytes asked of the disk, bytes already cached, files changed since (Debug).</summary>
+    public const int StartupManifestReplayed = 1203;
+
+    /// <summary>The start was recorded into its manifest, written or found unchanged (Debug).</summary>
+    public const int StartupManifestRecorded = 1204;
+
+    /// <summary>The start's manifest could not be written to any of the places tried (Warning).</summary>
+    public const int StartupManifestNotWritten = 1205;
+
+    /// <summary>The startup prefetch stopped on an unexpected error; the application goes on unaffected (Warning).</summary>
+    public const int StartupPrefetchFailed = 1206;
 }

@@ -21,6 +21,7 @@ internal static class ChunkStream
         string path, int chunkSize, int readAhead, ReadSettings settings, [EnumeratorCancellation] CancellationToken cancellationToken)
     {
         using SafeFileHandle handle = ReadableFile.Open(path, out long length);
+        LoadObservers.FileRead(path);
 
         // Aligned native blocks only with the default buffers: a caller's pool hands out arrays of any alignment.
         int alignment = settings.UsesDefaultBuffers && settings.WantsUnbuffered(length)

@@ -446,6 +446,7 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
         Publish(new LoadedFile(path, index, contents, charge));
         Instruments.FileRead(length, Time.GetElapsedTime(startedTimestamp));
         Logger?.FileLoaded(path, length);
+        LoadObservers.FileRead(path);
     }
 
     /// <summary>Hands the failure to open or read a file to the consumer side.</summary>

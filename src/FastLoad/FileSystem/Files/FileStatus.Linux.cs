@@ -4,18 +4,24 @@ namespace FastLoad.FileSystem;
 
 internal readonly partial record struct FileStatus
 {
-    private static FileStatus GetLinux(string path)
+    private static FileStatus GetLinux(string path) => FromStatx(StatxOf(path));
+
+    /// <summary>Describes an open file descriptor (what was actually opened, not what the path named earlier).</summary>
+    internal static FileStatus GetLinux(int fd, string path) => FromStatx(StatxOf(fd, path));
+
+    /// <summary><c>statx</c> of <paramref name="path"/>, following links; an exception naming the path if it fails.</summary>
+    internal static Interop.Statx StatxOf(string path)
     {
         if (Interop.StatxPath(Interop.AtFdCwd, path, 0, Interop.StatxBasicStats, out Interop.Statx buffer) != 0)
         {
             throw NativeErrors.ForPath(Marshal.GetLastPInvokeError(), path, "get the status of");
         }
 
-        return FromStatx(in buffer);
+        return buffer;
     }
 
-    /// <summary>Describes an open file descriptor (what was actually opened, not what the path named earlier).</summary>
-    internal static unsafe FileStatus GetLinux(int fd, string path)
+    /// <summary><c>statx</c> of an open descriptor; an exception naming <paramref name="path"/> if it fails.</summary>
+    internal static unsafe Interop.Statx StatxOf(int fd, string path)
     {
         byte emptyPath = 0;
         if (Interop.StatxFd(fd, &emptyPath, Interop.AtEmptyPath, Interop.StatxBasicStats, out Interop.Statx buffer) != 0)
@@ -23,7 +29,7 @@ internal readonly partial record struct FileStatus
             throw NativeErrors.ForPath(Marshal.GetLastPInvokeError(), path, "get the status of");
         }
 
-        return FromStatx(in buffer);
+        return buffer;
     }
 
     private static FileStatus FromStatx(in Interop.Statx buffer)

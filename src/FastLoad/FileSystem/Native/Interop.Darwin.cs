@@ -91,4 +91,36 @@ internal static unsafe partial class Interop
 
     [LibraryImport(Libc, EntryPoint = "fstat", SetLastError = true)]
     private static partial int Fstat(int fd, out DarwinStat buffer);
+
+    /// <summary>F_RDADVISE: start reading a range (<see cref="DarwinReadAdvisory"/>) into the cache; the macOS WILLNEED.</summary>
+    internal const int DarwinReadAdvise = 44;
+
+    /// <summary>F_RDAHEAD: read ahead on this descriptor (argument 1) or not (0).</summary>
+    internal const int DarwinReadAhead = 45;
+
+    /// <summary><c>struct radvisory</c> (sys/fcntl.h): an offset and a byte count.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    internal struct DarwinReadAdvisory
+    {
+        public long Offset;
+        public int Count;
+    }
+
+    /// <summary>fcntl(2) with a pointer argument, passed where the variadic calling convention of the architecture puts it.</summary>
+    internal static int FcntlDarwin(int fd, int command, void* argument) =>
+        RuntimeInformation.ProcessArchitecture == Architecture.Arm64
+            ? FcntlAppleArm64(fd, command, 0, 0, 0, 0, 0, 0, (nint)argument)
+            : FcntlPointer(fd, command, argument);
+
+    [LibraryImport(Libc, EntryPoint = "fcntl", SetLastError = true)]
+    private static partial int FcntlPointer(int fd, int command, void* argument);
+
+    internal const int DarwinIoPolicyTypeDisk = 0;
+    internal const int DarwinIoPolicyScopeThread = 1;
+
+    /// <summary>IOPOL_UTILITY: I/O that the user does not wait for, throttled behind the rest.</summary>
+    internal const int DarwinIoPolicyUtility = 4;
+
+    [LibraryImport(Libc, EntryPoint = "setiopolicy_np", SetLastError = true)]
+    internal static partial int SetIoPolicyDarwin(int type, int scope, int policy);
 }

@@ -161,4 +161,39 @@ internal static unsafe partial class Interop
     [LibraryImport(Kernel32, SetLastError = true)]
     [return: MarshalAs(UnmanagedType.Bool)]
     internal static partial bool GetFileInformationByHandle(SafeFileHandle file, out ByHandleFileInformation information);
+
+    /// <summary>THREAD_MODE_BACKGROUND_BEGIN: the calling thread's I/O and memory priority drop to background.</summary>
+    internal const int ThreadModeBackgroundBegin = 0x00010000;
+
+    [LibraryImport(Kernel32)]
+    internal static partial nint GetCurrentThread();
+
+    [LibraryImport(Kernel32, SetLastError = true)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    internal static partial bool SetThreadPriority(nint thread, int priority);
+
+    private const string Advapi32 = "advapi32.dll";
+
+    /// <summary>OPERATION_API_VERSION of the operation recorder (Windows 8 and later).</summary>
+    internal const uint OperationApiVersion = 1;
+
+    /// <summary>OPERATION_END_DISCARD: forget what was recorded of the operation.</summary>
+    internal const uint OperationEndDiscard = 1;
+
+    /// <summary><c>OPERATION_START_PARAMETERS</c> and <c>OPERATION_END_PARAMETERS</c>, which share one layout.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    internal struct OperationParameters
+    {
+        public uint Version;
+        public uint OperationId;
+        public uint Flags;
+    }
+
+    [LibraryImport(Advapi32, SetLastError = true)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    internal static partial bool OperationStart(in OperationParameters parameters);
+
+    [LibraryImport(Advapi32, SetLastError = true)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    internal static partial bool OperationEnd(in OperationParameters parameters);
 }

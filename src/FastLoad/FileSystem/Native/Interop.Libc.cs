@@ -52,6 +52,8 @@ internal static unsafe partial class Interop
         [FieldOffset(28)] public ushort Mode;
         [FieldOffset(32)] public ulong Inode;
         [FieldOffset(40)] public ulong Size;
+        [FieldOffset(112)] public long ModifiedSeconds;
+        [FieldOffset(120)] public uint ModifiedNanoseconds;
         [FieldOffset(136)] public uint DeviceMajor;
         [FieldOffset(140)] public uint DeviceMinor;
         [FieldOffset(152)] public uint DirectIoMemoryAlignment;
@@ -125,4 +127,62 @@ internal static unsafe partial class Interop
 
     [LibraryImport(Libc, EntryPoint = "unlinkat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     internal static partial int UnlinkAt(int directoryFd, string path, int flags);
+
+    /// <summary>POSIX_FADV_WILLNEED: start reading the range into the page cache and return.</summary>
+    internal const int FadviseWillNeed = 3;
+
+    /// <summary>Returns 0 or an errno value (posix_fadvise does not set errno).</summary>
+    [LibraryImport(Libc, EntryPoint = "posix_fadvise")]
+    internal static partial int PosixFadvise(int fd, long offset, long length, int advice);
+
+    /// <summary>Fills one byte per page of the mapping at <paramref name="address"/>; bit 0 set: the page is in memory. Linux and macOS.</summary>
+    [LibraryImport(Libc, EntryPoint = "mincore", SetLastError = true)]
+    internal static partial int Mincore(void* address, nuint length, byte* vector);
+
+    /// <summary><c>struct cachestat_range</c>: the bytes of a file <see cref="Cachestat"/> counts.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    internal struct CachestatRange
+    {
+        public ulong Offset;
+        public ulong Length;
+    }
+
+    /// <summary><c>struct cachestat</c>: pages of the range in the page cache, and of those dirty, under writeback, evicted.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    internal struct CachestatResult
+    {
+        public ulong Cached;
+        public ulong Dirty;
+        public ulong Writeback;
+        public ulong Evicted;
+        public ulong RecentlyEvicted;
+    }
+
+    /// <summary>
+    /// cachestat(2), Linux 6.5 and later, which libc does not wrap (the same number on every architecture): how many
+    /// pages of a range of an open file are cached, without mapping it. -1 with ENOSYS before 6.5, and with EPERM where a
+    /// seccomp profile does not know it.
+    /// </summary>
+    internal static int Cachestat(int fd, CachestatRange* range, CachestatResult* result) => (int)Syscall(451, fd, (long)range, (long)result, 0, 0, 0);
+
+    internal const int PriorityProcess = 0;
+
+    /// <summary>setpriority(2): with <see cref="PriorityProcess"/> and <paramref name="who"/> 0, the calling thread's nice value on Linux.</summary>
+    [LibraryImport(Libc, EntryPoint = "setpriority", SetLastError = true)]
+    internal static partial int SetPriority(int which, int who, int priority);
+
+    internal const int IoPriorityWhoProcess = 1;
+    internal const int IoPriorityClassBestEffort = 2;
+    internal const int IoPriorityClassShift = 13;
+
+    /// <summary>
+    /// ioprio_set(2), which libc does not wrap; with <see cref="IoPriorityWhoProcess"/> and <paramref name="who"/> 0 it
+    /// sets the calling thread's priority. -1 (ENOSYS) on an architecture whose number is not known here.
+    /// </summary>
+    internal static int IoPrioritySet(int which, int who, int priority) => RuntimeInformation.ProcessArchitecture switch
+    {
+        Architecture.X64 => (int)Syscall(251, which, who, priority, 0, 0, 0),
+        Architecture.Arm64 => (int)Syscall(30, which, who, priority, 0, 0, 0),
+        _ => -1,
+    };
 }

@@ -49,6 +49,12 @@ public sealed class StorageDevice
     /// <summary>Gets the device's request queue size (Linux <c>queue/nr_requests</c>), or <see langword="null"/> (always on Windows and macOS).</summary>
     public int? QueueSize { get; }
 
+    /// <summary>The kernel's read-ahead window for the device (Linux <c>queue/read_ahead_kb</c>), or <see langword="null"/>.</summary>
+    internal int? ReadAheadKilobytes { get; init; }
+
+    /// <summary>The largest request the kernel sends the device (Linux <c>queue/max_sectors_kb</c>), or <see langword="null"/>.</summary>
+    internal int? MaxRequestKilobytes { get; init; }
+
     /// <summary>Gets the device's model string (Windows: vendor and product id), or <see langword="null"/> (always on macOS).</summary>
     public string? Model { get; }
 

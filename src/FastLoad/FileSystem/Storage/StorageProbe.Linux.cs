@@ -53,7 +53,11 @@ public static partial class StorageProbe
                 under.IsRotational,
                 ReadInt(block, "queue/nr_requests") ?? under.QueueSize,
                 under.Model,
-                fileSystem);
+                fileSystem)
+            {
+                ReadAheadKilobytes = ReadInt(block, "queue/read_ahead_kb") ?? under.ReadAheadKilobytes,
+                MaxRequestKilobytes = ReadInt(block, "queue/max_sectors_kb") ?? under.MaxRequestKilobytes,
+            };
         }
 
         bool? rotational = ReadInt(block, "queue/rotational") is int flag ? flag != 0 : null;
@@ -69,7 +73,11 @@ public static partial class StorageProbe
             _ => StorageKind.Unknown,
         };
         string? model = ReadText(block, "device/model");
-        return new StorageDevice(id, name, kind, bus, rotational, ReadInt(block, "queue/nr_requests"), model, fileSystem);
+        return new StorageDevice(id, name, kind, bus, rotational, ReadInt(block, "queue/nr_requests"), model, fileSystem)
+        {
+            ReadAheadKilobytes = ReadInt(block, "queue/read_ahead_kb"),
+            MaxRequestKilobytes = ReadInt(block, "queue/max_sectors_kb"),
+        };
     }
 
     /// <summary>The bus a whole disk's kernel name tells.</summary>

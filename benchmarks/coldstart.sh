@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# Cold start of a web application with and without a start-up manifest (issue 27): the time from exec to the first
+# 200 answer of the ASP.NET Core template (`dotnet new web`) and of samples/WarmStart (the same template with
+# StartupPrefetch), each in a new process, warm and cold, rounds interleaved with the order of the cases rotated.
+# Cold: the .NET runtime (the dotnet host, host/ and shared/) and the application are evicted from the page cache
+# before the run (posix_fadvise DONTNEED per file, benchmarks/native/evict.c), as after a reboot or a deploy.
+#
+# Cases, each round:
+#   template warm | WarmStart warm (manifest present, all cached)
+#   template cold | WarmStart cold, no manifest (the first start: it records) | WarmStart cold, manifest replayed in
+#   the process | WarmStart cold, `fastload prefetch <manifest> & exec dotnet WarmStart.dll` (the NativeAOT tool starts
+#   the replay before the .NET host) | WarmStart cold, `fastload prefetch <manifest>; exec dotnet WarmStart.dll` (the
+#   replay first, to its end, then the start: what a start gains when nothing competes with the replay)
+# on the normal disk, then (as root, where tools/emulated-hdd.sh can make one) on an emulated hard disk with the
+# runtime, both applications and the tool copied onto it (DOTNET_ROOT) and throttled to 150 IOPS and 120 MB/s.
+#
+# Every timed run holds /tmp/fastload-bench.lock (shared with the other benchmarks of the machine) from the eviction to
+# the end of the run. Output: medians and min-max per case, and the ratios the issue sets targets for, in
+# benchmarks/results/coldstart/coldstart.md (gitignored). About 5 minutes with the default 7 rounds.
+# Settings (environment): FASTLOAD_COLDSTART_DATA (default /tmp/fastload-coldstart), FASTLOAD_COLDSTART_ROUNDS
+# (default 7), FASTLOAD_COLDSTART_DISKS (default "ssd hdd"), FASTLOAD_COLDSTART_PORT (default 5087).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+data=${FASTLOAD_COLDSTART_DATA:-/tmp/fastload-coldstart}
+rounds=${FASTLOAD_COLDSTART_ROUNDS:-7}
+disks=${FASTLOAD_COLDSTART_DISKS:-ssd hdd}
+port=${FASTLOAD_COLDSTART_PORT:-5087}
+lock=/tmp/fastload-bench.lock
+repo=$PWD
+results=$repo/benchmarks/results/coldstart
+export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
+mkdir -p "$data" "$results"
+case $(uname -m) in x86_64) rid=linux-x64 ;; aarch64) rid=linux-arm64 ;; *) echo "unsupported machine $(uname -m)" >&2; exit 2 ;; esac
+dotnet_root=$(dirname "$(readlink -f "$(command -v dotnet)")")
+
+echo "== build"
+cc -O2 -Wall -o "$data/first-answer" benchmarks/native/first-answer.c
+cc -O2 -Wall -o "$data/evict" benchmarks/native/evict.c
+if [ ! -f "$data/template-src/template-src.csproj" ]; then
+  rm -rf "$data/template-src"
+  dotnet new web -o "$data/template-src" >/dev/null
+fi
+# The template builds outside this repository, so that none of its build settings apply to it.
+dotnet build "$data/template-src" -c Release -o "$data/ssd/template" >/dev/null
+dotnet build samples/WarmStart -c Release -o "$data/ssd/warmstart" >/dev/null
+dotnet publish src/FastLoad.Cli -c Release -r "$rid" -o "$data/ssd/tool" >/dev/null
+manifest_name=WarmStart.startup-manifest
+
+# One timed run: evict (cold) or run once untimed (warm), then time the first answer; prints milliseconds.
+#   run DISK_ROOT DOTNET_ROOT CACHE APP LAUNCH
+#   (LAUNCH: dotnet; tool for `fastload prefetch ... & exec dotnet`; tool-then for `fastload prefetch ...; exec dotnet`)
+run() {
+  local root=$1 runtime=$2 cache=$3 app=$4 launch=$5 throttle=()
+  [ "$root" = "$data/hdd" ] && throttle=("$repo/tools/emulated-hdd.sh" run "$data/hdd")
+  local start="exec \"$runtime/dotnet\" \"$root/$app/$app_dll\" >/dev/null 2>&1"
+  case $launch in
+    tool) start="\"$root/tool/FastLoad.Cli\" prefetch --quiet \"$root/$app/$manifest_name\" & $start" ;;
+    tool-then) start="\"$root/tool/FastLoad.Cli\" prefetch --quiet \"$root/$app/$manifest_name\"; $start" ;;
+  esac
+  local evict=":"
+  if [ "$cache" = cold ]; then
+    evict="\"$data/evict\" \"$runtime/dotnet\" \"$runtime/host\" \"$runtime/shared\" \"$root/$app\" \"$root/tool\" 2>/dev/null"
+  else
+    DOTNET_ROOT=$runtime ASPNETCORE_URLS=http://127.0.0.1:$port "${throttle[@]}" "$data/first-answer" "$port" 120 sh -c "$start" >/dev/null
+  fi
+  DOTNET_ROOT=$runtime ASPNETCORE_URLS=http://127.0.0.1:$port \
+    flock "$lock" sh -c "$evict; exec \"\$@\"" sh "${throttle[@]}" "$data/first-answer" "$port" 120 sh -c "$start"
+}
+
+# The WarmStart manifest for the runs that replay one: recorded by a warm start, kept aside.
+prepare_manifest() {
+  local root=$1 runtime=$2
+  rm -f "$root/warmstart/$manifest_name"
+  app_dll=WarmStart.dll run "$root" "$runtime" warm warmstart dotnet >/dev/null
+  [ -f "$root/warmstart/$manifest_name" ] || { echo "WarmStart wrote no manifest" >&2; exit 1; }
+  cp "$root/warmstart/$manifest_name" "$root/manifest.keep"
+}
+
+# name|app|cache|manifest|launch
+cases=(
+  "template warm|template|warm|-|dotnet"
+  "WarmStart warm, manifest|warmstart|warm|keep|dotnet"
+  "template cold|template|cold|-|dotnet"
+  "WarmStart cold, no manifest|warmstart|cold|none|dotnet"
+  "WarmStart cold, manifest|warmstart|cold|keep|dotnet"
+  "WarmStart cold, manifest, fastload prefetch first|warmstart|cold|keep|tool"
+  "WarmStart cold, manifest, fastload prefetch to its end, then the start|warmstart|cold|keep|tool-then"
+)
+
+out=$results/coldstart.md
+: >"$out"
+for disk in $disks; do
+  root=$data/$disk
+  runtime=$dotnet_root
+  if [ "$disk" = hdd ]; then
+    if ! reason=$(tools/emulated-hdd.sh up "$data/hdd" 4 150 120); then
+      echo "== emulated HDD skipped: $reason" | tee -a "$out"
+      continue
+    fi
+    trap 'tools/emulated-hdd.sh down "$data/hdd"' EXIT
+    runtime=$root/dotnet
+    mkdir -p "$runtime"
+    cp -a "$dotnet_root/dotnet" "$dotnet_root/host" "$dotnet_root/shared" "$runtime/"
+    cp -a "$data/ssd/template" "$data/ssd/warmstart" "$data/ssd/tool" "$root/"
+    rm -f "$root/warmstart/$manifest_name"
+    sync
+  fi
+
+  echo "== $disk: recording the manifest"
+  prepare_manifest "$root" "$runtime"
+  declare -A times=()
+  for ((round = 0; round < rounds; round++)); do
+    echo "== $disk: round $((round + 1)) of $rounds"
+    for ((i = 0; i < ${#cases[@]}; i++)); do
+      IFS='|' read -r name app cache manifest launch <<<"${cases[$(((i + round) % ${#cases[@]}))]}"
+      app_dll=$([ "$app" = template ] && echo template-src.dll || echo WarmStart.dll)
+      case $manifest in
+        keep) cp "$root/manifest.keep" "$root/$app/$manifest_name" ;;
+        none) rm -f "$root/$app/$manifest_name" ;;
+      esac
+      times[$name]+="$(run "$root" "$runtime" "$cache" "$app" "$launch") "
+    done
+  done
+
+  {
+    echo
+    echo "$disk: time to first answer, $rounds rounds, $(date -u '+%F %H:%M UTC'), $(nproc) cores, runtime $(basename "$(ls -d "$runtime"/shared/Microsoft.NETCore.App/*)")"
+    echo "manifest: $("$root/tool/FastLoad.Cli" manifest show "$root/manifest.keep" | sed -n 's/^\(files\|bytes\) *//p' | paste -sd' ' | awk '{print $1 " files, " $2 " bytes"}')"
+    echo
+    echo "| $disk | median ms | min-max ms |"
+    echo "|---|---:|---:|"
+    declare -A median=()
+    for entry in "${cases[@]}"; do
+      name=${entry%%|*}
+      # shellcheck disable=SC2086 # one number per word
+      line=$(printf '%s\n' ${times[$name]} | sort -g | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.1f %.1f-%.1f", m, v[1], v[NR] }')
+      median[$name]=${line%% *}
+      echo "| $name | ${line%% *} | ${line#* } |"
+    done
+    awk -v warm="${median[template warm]}" -v warmWith="${median[WarmStart warm, manifest]}" -v cold="${median[template cold]}" \
+      -v with="${median[WarmStart cold, manifest]}" -v tool="${median[WarmStart cold, manifest, fastload prefetch first]}" \
+      -v then="${median[WarmStart cold, manifest, fastload prefetch to its end, then the start]}" 'BEGIN {
+        printf "\ncold penalty left with the manifest, (cold with - warm) / (cold without - warm): %.2f in the process, %.2f with fastload prefetch first, %.2f with fastload prefetch to its end first (target at most 0.5)\n", (with - warm) / (cold - warm), (tool - warm) / (cold - warm), (then - warm) / (cold - warm)
+        printf "cold without / cold with: %.2fx in the process, %.2fx with fastload prefetch first, %.2fx with fastload prefetch to its end first (target on the emulated HDD: at least 2x)\n", cold / with, cold / tool, cold / then
+        printf "warm cost of the manifest, WarmStart warm - template warm: %.1f ms (target at most 3 ms)\n", warmWith - warm
+      }'
+    unset times median
+  } | tee -a "$out"
+
+  if [ "$disk" = hdd ]; then
+    tools/emulated-hdd.sh down "$data/hdd"
+    trap - EXIT
+  fi
+done
+echo "== written to $out"

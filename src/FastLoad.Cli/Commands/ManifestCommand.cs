@@ -1,0 +1,111 @@
+using System.CommandLine;
+using System.Text.Encodings.Web;
+using System.Text.Json;
+
+namespace FastLoad.Cli.Commands;
+
+/// <summary><c>fastload manifest show &lt;manifest&gt;</c>: what a start-up manifest lists, and which of its files changed since.</summary>
+internal static class ManifestCommand
+{
+    public static Command Create()
+    {
+        var manifest = new Argument<string>("manifest") { Description = "The start-up manifest." };
+        var json = new Option<bool>("--json") { Description = "Print one JSON object instead of text." };
+        var show = new Command(
+            "show",
+            "Print a start-up manifest: the build that recorded it, then each file with its bytes, ranges and whether it is still "
+            + "as recorded (current), changed or missing. Exit code 1 if the manifest is missing or not valid.")
+        {
+            manifest, json,
+        };
+        show.SetAction(parse => Show(parse.GetValue(manifest)!, parse.GetValue(json)));
+        return new Command("manifest", "Start-up manifests (StartupPrefetch): see what one holds.") { show };
+    }
+
+    private static int Show(string path, bool json)
+    {
+        StartupManifest manifest;
+        try
+        {
+            manifest = StartupManifest.Read(path);
+        }
+        catch (Exception ex) when (ex is IOException or InvalidDataException or UnauthorizedAccessException)
+        {
+            Console.Error.WriteLine($"fastload: {ex.Message}");
+            return ExitCodes.SomeFailed;
+        }
+
+        if (json)
+        {
+            WriteJson(path, manifest);
+        }
+        else
+        {
+            Console.WriteLine($"manifest   {Path.GetFullPath(path)}");
+            Console.WriteLine($"build      {manifest.BuildKey}");
+            Console.WriteLine($"files      {manifest.Files.Count:N0}");
+            Console.WriteLine($"ranges     {manifest.RangeCount:N0}");
+            Console.WriteLine($"bytes      {manifest.ByteCount:N0}");
+            Console.WriteLine();
+            Console.WriteLine($"{"bytes",14} {"of length",14} {"ranges",7}  {"state",-8} path");
+            foreach (StartupManifestFile file in manifest.Files)
+            {
+                Console.WriteLine($"{file.ByteCount,14:N0} {file.Length,14:N0} {file.Ranges.Count,7:N0}  {StateOf(file),-8} {file.Path}");
+            }
+        }
+
+        return ExitCodes.Success;
+    }
+
+    /// <summary>Whether the file is still the version recorded (what a replay checks before reading it).</summary>
+    private static string StateOf(StartupManifestFile file)
+    {
+        var info = new FileInfo(file.Path);
+        if (!info.Exists)
+        {
+            return "missing";
+        }
+
+        return info.Length == file.Length && info.LastWriteTimeUtc == file.LastWriteTimeUtc ? "current" : "changed";
+    }
+
+    private static void WriteJson(string path, StartupManifest manifest)
+    {
+        using var stream = Console.OpenStandardOutput();
+        using (var writer = new Utf8JsonWriter(stream, new JsonWriterOptions { Indented = true, Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping }))
+        {
+            writer.WriteStartObject();
+            writer.WriteString("manifest", Path.GetFullPath(path));
+            writer.WriteString("build", manifest.BuildKey);
+            writer.WriteNumber("files", manifest.Files.Count);
+            writer.WriteNumber("ranges", manifest.RangeCount);
+            writer.WriteNumber("bytes", manifest.ByteCount);
+            writer.WriteStartArray("entries");
+            foreach (StartupManifestFile file in manifest.Files)
+            {
+                writer.WriteStartObject();
+                writer.WriteString("path", file.Path);
+                writer.WriteNumber("length", file.Length);
+                writer.WriteString("lastWriteTimeUtc", file.LastWriteTimeUtc);
+                writer.WriteNumber("bytes", file.ByteCount);
+                writer.WriteString("state", StateOf(file));
+                writer.WriteStartArray("ranges");
+                foreach (StartupManifestRange range in file.Ranges)
+                {
+                    writer.WriteStartArray();
+                    writer.WriteNumberValue(range.Offset);
+                    writer.WriteNumberValue(range.Length);
+                    writer.WriteEndArray();
+                }
+
+                writer.WriteEndArray();
+                writer.WriteEndObject();
+            }
+
+            writer.WriteEndArray();
+            writer.WriteEndObject();
+        }
+
+        stream.WriteByte((byte)'\n');
+    }
+}

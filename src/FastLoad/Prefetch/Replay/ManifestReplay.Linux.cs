@@ -1,0 +1,70 @@
+using System.Runtime.InteropServices;
+using FastLoad.FileSystem;
+using Microsoft.Win32.SafeHandles;
+
+namespace FastLoad.Prefetch;
+
+internal sealed partial class ManifestReplay
+{
+    /// <summary>
+    /// One <c>posix_fadvise(WILLNEED)</c> reads at most the device's largest request (<c>queue/max_sectors_kb</c>) on a
+    /// descriptor without read-ahead, and quietly leaves the rest: the range is advised in pieces no larger. 128 KiB
+    /// where the device does not say (no disk has less); at most 2 MiB, the kernel's own step.
+    /// </summary>
+    private const long DefaultAdviceChunk = 128 * 1024;
+
+    private const long MaxAdviceChunk = 2 * 1024 * 1024;
+
+    private const int FadviseRandom = 1;
+
+    /// <summary>
+    /// Opens as every FastLoad read opens (<see cref="ReadableFile.ReadFlags"/>: a FIFO in the file's place cannot block),
+    /// and describes what was opened with one <c>statx</c>: its kind, length and time, which the replay compares.
+    /// </summary>
+    private static SafeFileHandle OpenLinux(string path, out FileVersion version)
+    {
+        int fd;
+        int errno;
+        do
+        {
+            fd = Interop.Open(path, ReadableFile.ReadFlags, 0);
+            errno = fd < 0 ? Marshal.GetLastPInvokeError() : 0;
+        }
+        while (errno == Interop.EINTR);
+
+        if (fd < 0)
+        {
+            throw NativeErrors.ForPath(errno, path, "open");
+        }
+
+        var handle = new SafeFileHandle(fd, ownsHandle: true);
+        try
+        {
+            version = FileVersion.Get(handle, path);
+            return handle;
+        }
+        catch
+        {
+            handle.Dispose();
+            throw;
+        }
+    }
+
+    private static void AdviseLinux(SafeFileHandle handle, long offset, long length) =>
+        _ = Interop.PosixFadvise((int)handle.DangerousGetHandle(), offset, length, Interop.FadviseWillNeed);
+
+    /// <summary>
+    /// POSIX_FADV_RANDOM on the replay's own descriptor: the one-byte reads that wait for a range then read no more
+    /// than their page when the kernel dropped it. The application's descriptors keep their read-ahead.
+    /// </summary>
+    private static void DisableReadAheadLinux(SafeFileHandle handle) =>
+        _ = Interop.PosixFadvise((int)handle.DangerousGetHandle(), 0, 0, FadviseRandom);
+
+    private static DeviceSettings SettingsForLinux(ulong deviceId)
+    {
+        StorageDevice device = StorageProbe.DescribeDevice(deviceId);
+        bool rotational = device.Kind == StorageKind.Rotational;
+        long chunk = device.MaxRequestKilobytes is int kilobytes and > 0 ? Math.Min(kilobytes * 1024L, MaxAdviceChunk) : DefaultAdviceChunk;
+        return new DeviceSettings(deviceId, rotational, chunk, rotational ? RotationalMergeGap : 0);
+    }
+}

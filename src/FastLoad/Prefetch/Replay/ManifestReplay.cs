@@ -1,0 +1,106 @@
+using System.Diagnostics;
+using FastLoad.FileSystem;
+using Microsoft.Win32.SafeHandles;
+
+namespace FastLoad.Prefetch;
+
+/// <summary>
+/// Reads the ranges of a manifest into the page cache, within a byte budget, until done or stopped; nothing read is
+/// handed to anyone. On Linux and macOS the kernel reads them (<c>posix_fadvise(WILLNEED)</c>, <c>F_RDADVISE</c>) after
+/// <c>mincore</c> has left out what is cached; elsewhere they are read into a scratch buffer. A file that changed
+/// since the manifest was recorded (length or last write time) is skipped.
+/// </summary>
+internal sealed partial class ManifestReplay(StartupManifest manifest, long budget, PrefetchTestHooks hooks, CancellationToken stop)
+{
+    /// <summary>The scratch buffer of the reading replay: large enough that each read is one request of a useful size.</summary>
+    private const int ReadChunk = 1024 * 1024;
+
+    public ReplayOutcome Run()
+    {
+        if (OperatingSystem.IsLinux() || OperatingSystem.IsMacOS())
+        {
+            return RunAdvising();
+        }
+
+        return RunReading();
+    }
+
+    /// <summary>The file opened if it is still the version the manifest recorded; otherwise <see langword="null"/>.</summary>
+    private static SafeFileHandle? OpenUnchanged(StartupManifestFile file, out FileVersion version)
+    {
+        SafeFileHandle? handle = null;
+        version = default;
+        try
+        {
+            if (OperatingSystem.IsLinux())
+            {
+                handle = OpenLinux(file.Path, out version);
+            }
+            else
+            {
+                handle = ReadableFile.Open(file.Path, out _);
+                version = FileVersion.Get(handle, file.Path);
+            }
+
+            if (version.Kind == FileKind.Regular && version.Length == file.Length && version.LastWriteUnixNanoseconds == file.LastWriteUnixNanoseconds)
+            {
+                return handle;
+            }
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            // Gone, unreadable, or not a regular file any more: changed, like a file of another length.
+        }
+
+        handle?.Dispose();
+        return null;
+    }
+
+    /// <summary>Where nothing tells what is cached (Windows without the operation recorder, other systems): each range is read, in order.</summary>
+    private ReplayOutcome RunReading()
+    {
+        long started = Stopwatch.GetTimestamp();
+        byte[] scratch = new byte[ReadChunk];
+        int files = 0, changed = 0;
+        long requested = 0;
+        bool budgetReached = false, stopped = false;
+        int rangeNumber = 0;
+        foreach (StartupManifestFile file in manifest.FileArray)
+        {
+            using SafeFileHandle? handle = OpenUnchanged(file, out _);
+            if (handle is null)
+            {
+                changed++;
+                continue;
+            }
+
+            files++;
+            foreach (StartupManifestRange range in file.RangeArray)
+            {
+                hooks.BeforeRange?.Invoke(rangeNumber++);
+                for (long offset = range.Offset; offset < range.End; offset += ReadChunk)
+                {
+                    if (stop.IsCancellationRequested || (budgetReached = requested >= budget))
+                    {
+                        stopped = !budgetReached;
+                        return new ReplayOutcome(files, changed, requested, 0, budgetReached, stopped, Stopwatch.GetElapsedTime(started));
+                    }
+
+                    int count = (int)Math.Min(Math.Min(ReadChunk, range.End - offset), budget - requested);
+                    try
+                    {
+                        _ = RandomAccess.Read(handle, scratch.AsSpan(0, count), offset);
+                    }
+                    catch (IOException)
+                    {
+                        // The file's own reader will meet the problem; the replay only warms the cache.
+                    }
+
+                    requested += count;
+                }
+            }
+        }
+
+        return new ReplayOutcome(files, changed, requested, 0, budgetReached, stopped, Stopwatch.GetElapsedTime(started));
+    }
+}

@@ -1,0 +1,300 @@
+using System.Diagnostics;
+using FastLoad.Prefetch;
+using Microsoft.Extensions.Logging;
+
+namespace FastLoad;
+
+/// <summary>
+/// Warms the next start of an application. <see cref="Begin(StartupPrefetchOptions, ILogger)"/>, at the top of <c>Main</c>, replays in the background
+/// the manifest of what the last start read (the files and byte ranges, into the page cache, within a budget, at low
+/// I/O priority, skipping what is cached) and records this start; <see cref="End"/>, when start-up is done, stops the
+/// replay and writes this start's manifest for the next one. Nothing the replay reads is handed to the application,
+/// and a missing, stale or corrupt manifest never fails a start: it is logged and rewritten.
+/// </summary>
+/// <remarks>
+/// In a host, <c>services.AddStartupPrefetch(prefetch)</c> (FastLoad.Hosting) ends the start at
+/// <c>IHostApplicationLifetime.ApplicationStarted</c>. Before the .NET host itself starts, <c>fastload prefetch</c>
+/// replays the same manifest. docs/startup-manifest.md describes the manifest and the measurements.
+/// </remarks>
+public sealed partial class StartupPrefetch : IDisposable
+{
+    /// <summary>How long <see cref="Dispose"/> waits for the manifest to be written before it lets the application go.</summary>
+    private static readonly TimeSpan DisposeWait = TimeSpan.FromSeconds(5);
+
+    private readonly StartupPrefetchOptions _options;
+    private readonly PrefetchTestHooks _hooks;
+    private readonly DeferredLogger _log;
+    private readonly CancellationTokenSource _stopReplay = new();
+    private readonly ManualResetEventSlim _ended = new();
+    private readonly ManualResetEventSlim _disposing = new();
+    private readonly TaskCompletionSource<StartupPrefetchSummary> _completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly StartupRecorder? _recorder;
+    private readonly Thread _thread;
+    private int _endCalls;
+    private int _disposeCalls;
+    private volatile bool _record;
+
+    private StartupPrefetch(StartupPrefetchOptions options, ILogger? logger, PrefetchTestHooks hooks)
+    {
+        _options = options;
+        _hooks = hooks;
+        _log = new DeferredLogger(logger);
+        _recorder = options.Record ? new StartupRecorder(hooks.RecordFilter) : null;
+        _thread = new Thread(Run) { IsBackground = true, Name = "FastLoad startup prefetch" };
+    }
+
+    /// <summary>Gets a task that completes, with what the start found, replayed and recorded, once its manifest is written (or the start is disposed).</summary>
+    /// <remarks>It never faults: problems are logged and described in the summary.</remarks>
+    public Task<StartupPrefetchSummary> Completion => _completion.Task;
+
+    /// <summary>
+    /// Begins a start: replays the last start's manifest in the background, at once, and records this start until
+    /// <see cref="End"/>. Returns without waiting for anything.
+    /// </summary>
+    /// <param name="options">The options, copied; <see langword="null"/> for the defaults.</param>
+    /// <param name="logger">
+    /// Where to log what the start finds; <see langword="null"/> to keep the messages until <see cref="End"/> is given a
+    /// logger (at the top of <c>Main</c> there is usually none yet).
+    /// </param>
+    /// <returns>The start; call <see cref="End"/> when start-up is done, and dispose it when the application ends.</returns>
+    /// <exception cref="ArgumentException"><paramref name="options"/> are not valid; the message names the property.</exception>
+    public static StartupPrefetch Begin(StartupPrefetchOptions? options = null, ILogger? logger = null) =>
+        Begin(options, logger, PrefetchTestHooks.None);
+
+    internal static StartupPrefetch Begin(StartupPrefetchOptions? options, ILogger? logger, PrefetchTestHooks hooks)
+    {
+        StartupPrefetchOptions copy = options?.Clone() ?? new StartupPrefetchOptions();
+        if (copy.Validate() is { } failure)
+        {
+            throw new ArgumentException(failure, nameof(options));
+        }
+
+        var prefetch = new StartupPrefetch(copy, logger, hooks);
+        prefetch.StartSystemRecorder();
+        prefetch._thread.UnsafeStart();
+        return prefetch;
+    }
+
+    /// <summary>
+    /// Replays a manifest into the page cache, whatever build recorded it (each file is still checked against its
+    /// length and last write time), within <see cref="StartupPrefetchOptions.ReplayBudget"/>, at low I/O priority:
+    /// what <c>fastload prefetch</c> does before an application starts.
+    /// </summary>
+    /// <param name="manifestPath">The manifest.</param>
+    /// <param name="options">The options (only the budget counts); <see langword="null"/> for the defaults.</param>
+    /// <param name="cancellationToken">Stops the replay; what was asked of the disk is still read.</param>
+    /// <returns>What the replay did.</returns>
+    /// <exception cref="ArgumentException"><paramref name="manifestPath"/> is <see langword="null"/> or empty, or <paramref name="options"/> are not valid.</exception>
+    /// <exception cref="FileNotFoundException">There is no manifest at <paramref name="manifestPath"/>.</exception>
+    /// <exception cref="InvalidDataException">The file is not a valid manifest; the message says what is wrong.</exception>
+    /// <exception cref="IOException">The manifest cannot be read.</exception>
+    /// <exception cref="UnauthorizedAccessException">The manifest cannot be opened for reading.</exception>
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
+    public static Task<StartupPrefetchSummary> ReplayAsync(
+        string manifestPath, StartupPrefetchOptions? options = null, CancellationToken cancellationToken = default)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(manifestPath);
+        long budget = (options ?? new StartupPrefetchOptions()) is var checkedOptions && checkedOptions.Validate() is { } failure
+            ? throw new ArgumentException(failure, nameof(options))
+            : checkedOptions.ReplayBudget;
+
+        // A thread of its own: the replay lowers its thread's I/O priority, which must not stay with a pool thread.
+        return Task.Factory.StartNew(
+            () =>
+            {
+                cancellationToken.ThrowIfCancellationRequested();
+                BackgroundPriority.LowerIo();
+                string path = Path.GetFullPath(manifestPath);
+                StartupManifest manifest = StartupManifest.Read(path);
+                ReplayOutcome outcome = new ManifestReplay(manifest, budget, PrefetchTestHooks.None, cancellationToken).Run();
+                cancellationToken.ThrowIfCancellationRequested();
+                return Summarize(new Found(manifest, StartupManifestStatus.Replayed, path, null), outcome, null);
+            },
+            cancellationToken,
+            TaskCreationOptions.LongRunning,
+            TaskScheduler.Default);
+    }
+
+    /// <summary>
+    /// Ends the start: stops the replay where it is, and records this start into the manifest on the background thread,
+    /// <see cref="StartupPrefetchOptions.RecordDelay"/> later (or at <see cref="Dispose"/>, if that comes first), at low
+    /// CPU priority; <see cref="Completion"/> tells when it is written. Returns at once. Later calls do nothing but
+    /// attach a logger if none was.
+    /// </summary>
+    /// <param name="logger">
+    /// Where to log, if <see cref="Begin(StartupPrefetchOptions, ILogger)"/> was given no logger: the messages kept since then first. <see langword="null"/>
+    /// to keep them unlogged.
+    /// </param>
+    public void End(ILogger? logger = null)
+    {
+        if (logger is not null)
+        {
+            _log.Attach(logger);
+        }
+
+        if (Volatile.Read(ref _disposeCalls) == 0 && Interlocked.Exchange(ref _endCalls, 1) == 0)
+        {
+            _record = _recorder is not null;
+            EndSystemRecorder(discard: false);
+            Stop();
+        }
+    }
+
+    /// <summary>
+    /// Stops the replay; a start disposed before <see cref="End"/> is not recorded (a start that failed is no model for
+    /// the next). After <see cref="End"/>, records at once if the start was not recorded yet, and waits up to 5 seconds
+    /// for the manifest to be written, so that an application that returns from <c>Main</c> keeps it: dispose the start
+    /// when the application ends (a <c>using</c> declaration at the top of <c>Main</c>).
+    /// </summary>
+    public void Dispose()
+    {
+        if (Interlocked.Exchange(ref _disposeCalls, 1) != 0)
+        {
+            return;
+        }
+
+        if (Volatile.Read(ref _endCalls) == 0)
+        {
+            EndSystemRecorder(discard: true);
+            Stop();
+        }
+
+        _disposing.Set();
+
+        if (Thread.CurrentThread != _thread)
+        {
+            _thread.Join(DisposeWait);
+        }
+    }
+
+    private static StartupPrefetchSummary Summarize(Found found, ReplayOutcome outcome, Recording? recording) => new()
+    {
+        ManifestStatus = found.Status,
+        ManifestPath = found.Path,
+        ManifestProblem = found.Problem,
+        FileCount = outcome.FileCount,
+        ChangedFileCount = outcome.ChangedFileCount,
+        RequestedBytes = outcome.RequestedBytes,
+        CachedBytes = outcome.CachedBytes,
+        BudgetReached = outcome.BudgetReached,
+        StoppedByEnd = outcome.Stopped,
+        ReplayDuration = outcome.Elapsed,
+        RecordedPath = recording?.Path,
+        ManifestWritten = recording?.Written ?? false,
+        RecordedFileCount = recording?.FileCount ?? 0,
+        RecordedByteCount = recording?.ByteCount ?? 0,
+    };
+
+    private void Stop()
+    {
+        _stopReplay.Cancel();
+        _ended.Set();
+    }
+
+    /// <summary>The start's background thread: find and replay the last manifest, wait for the end, record this start.</summary>
+    private void Run()
+    {
+        Found found = new(null, StartupManifestStatus.NotFound, null, null);
+        ReplayOutcome outcome = default;
+        Recording? recording = null;
+        try
+        {
+            BackgroundPriority.LowerIo();
+            string buildKey = _options.BuildKey ?? BuildKey.OfThisProcess();
+            ManifestLocation location = ManifestLocation.For(_options.ManifestPath, _hooks);
+            found = Find(location, buildKey);
+            if (found.Manifest is not null && (_systemReplays || _options.ReplayBudget == 0))
+            {
+                found = found with { Status = StartupManifestStatus.NotReplayed };
+            }
+            else if (found.Manifest is not null)
+            {
+                outcome = new ManifestReplay(found.Manifest, _options.ReplayBudget, _hooks, _stopReplay.Token).Run();
+                ReplayOutcome replayed = outcome;
+                _log.Write(log => log.StartupManifestReplayed(
+                    found.Path!, replayed.RequestedBytes, replayed.CachedBytes, replayed.FileCount, replayed.ChangedFileCount,
+                    (long)replayed.Elapsed.TotalMilliseconds, replayed.BudgetReached, replayed.Stopped));
+            }
+
+            _hooks.AfterReplay?.Invoke();
+            _ended.Wait();
+            BackgroundPriority.LowerCpu();
+            _log.Flush();
+            if (_record)
+            {
+                _disposing.Wait(_options.RecordDelay);
+                recording = Record(buildKey, location, found.Path);
+            }
+        }
+        catch (Exception ex)
+        {
+            // Whatever happens here, the application starts as it would have without the prefetch.
+            _log.Write(log => log.StartupPrefetchFailed(ex));
+        }
+        finally
+        {
+            _recorder?.Dispose();
+            _log.Flush();
+            _completion.TrySetResult(Summarize(found, outcome, recording));
+        }
+    }
+
+    /// <summary>The first manifest of this build among the places looked at; else why none is usable.</summary>
+    private Found Find(ManifestLocation location, string buildKey)
+    {
+        Found? unusable = null;
+        foreach (string path in location.Candidates)
+        {
+            StartupManifest manifest;
+            try
+            {
+                manifest = StartupManifest.Read(path);
+            }
+            catch (Exception ex) when (ex is FileNotFoundException or DirectoryNotFoundException)
+            {
+                _log.Write(log => log.StartupManifestNotFound(path));
+                continue;
+            }
+            catch (Exception ex) when (ex is InvalidDataException or IOException or UnauthorizedAccessException)
+            {
+                _log.Write(log => log.StartupManifestCorrupt(path, ex.Message));
+                unusable ??= new Found(null, StartupManifestStatus.Corrupt, path, ex.Message);
+                continue;
+            }
+
+            if (manifest.BuildKey != buildKey)
+            {
+                _log.Write(log => log.StartupManifestStale(path, manifest.BuildKey, buildKey));
+                unusable ??= new Found(null, StartupManifestStatus.Stale, path, $"recorded by build '{manifest.BuildKey}', not '{buildKey}'");
+                continue;
+            }
+
+            return new Found(manifest, StartupManifestStatus.Replayed, path, null);
+        }
+
+        return unusable ?? new Found(null, StartupManifestStatus.NotFound, null, null);
+    }
+
+    /// <summary>This start, recorded and written where it can be; <see langword="null"/> (logged) where no place took it.</summary>
+    private Recording? Record(string buildKey, ManifestLocation location, string? foundAt)
+    {
+        long started = Stopwatch.GetTimestamp();
+        StartupManifest recorded = _recorder!.Record(buildKey, _options, _hooks, location.Candidates);
+        (string? path, bool written, List<Exception> errors) = location.Write(ManifestFormat.Write(recorded), foundAt);
+        double elapsed = Stopwatch.GetElapsedTime(started).TotalMilliseconds;
+        if (path is null)
+        {
+            _log.Write(log => log.StartupManifestNotWritten(string.Join(", ", location.Candidates), errors.Count == 1 ? errors[0] : new AggregateException(errors)));
+            return null;
+        }
+
+        _log.Write(log => log.StartupManifestRecorded(path, Math.Round(elapsed, 1), recorded.FileArray.Length, recorded.ByteCount, written));
+        return new Recording(path, written, recorded.FileArray.Length, recorded.ByteCount);
+    }
+
+    /// <summary>What a start found of the last manifest: the manifest if it is replayed, and where and why.</summary>
+    private sealed record Found(StartupManifest? Manifest, StartupManifestStatus Status, string? Path, string? Problem);
+
+    /// <summary>Where this start's manifest went, and what it holds.</summary>
+    private sealed record Recording(string Path, bool Written, int FileCount, long ByteCount);
+}
