@@ -337,31 +337,26 @@ internal sealed class LoadReaders(LoadRun run)
     {
         FileLoaderOptions options = run.Options;
         StorageKind kind = options.Storage ?? device.Kind;
+        if (kind != StorageKind.Rotational || options.MaxDegreeOfParallelism is not null)
+        {
+            return;
+        }
+
         RingReader[] rings = Volatile.Read(ref _rings)!;
-        bool pipeline = false;
-        if (kind == StorageKind.Rotational && options.MaxDegreeOfParallelism is null)
+        for (int ring = 1; ring < rings.Length; ring++)
         {
-            for (int ring = 1; ring < rings.Length; ring++)
-            {
-                rings[ring].StopClaiming();
-            }
-
-            if (options.Ordering == LoadOrdering.Input)
-            {
-                rings[0].Limit(ParallelismPolicy.RotationalSmallFileDepth);
-            }
-            else
-            {
-                rings[0].StopClaiming();
-                _retired = true;
-                pipeline = true;
-            }
+            rings[ring].StopClaiming();
         }
 
-        if (pipeline)
+        if (options.Ordering == LoadOrdering.Input)
         {
-            StartPipeline(device, knownDevices: null);
+            rings[0].Limit(ParallelismPolicy.RotationalSmallFileDepth);
+            return;
         }
+
+        rings[0].StopClaiming();
+        _retired = true;
+        StartPipeline(device, knownDevices: null);
     }
 
     /// <summary>Whether the set's directories lie on one device (a directory that cannot be examined is left out).</summary>
