@@ -49,6 +49,20 @@ internal static class BenchmarkData
         return paths;
     }
 
+    /// <summary>The pack of the named set's <paramref name="paths"/>, beside the generated sets; written the first time.</summary>
+    public static string GetOrCreatePack(string name, IReadOnlyList<string> paths)
+    {
+        string pack = Path.Combine(Root, $"{name}.fpk");
+        if (!File.Exists(pack))
+        {
+            // The paths, not the folder: a generated set's folder also holds its marker file.
+            Directory.CreateDirectory(Root);
+            PackWriter.CreateAsync(pack, FileSet.FromPaths(paths)).GetAwaiter().GetResult();
+        }
+
+        return pack;
+    }
+
     /// <summary>Every regular file under <paramref name="folder"/>, in ordinal order, so that runs compare the same list.</summary>
     public static IReadOnlyList<string> FilesUnder(string folder)
     {

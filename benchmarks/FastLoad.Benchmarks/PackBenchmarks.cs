@@ -35,13 +35,8 @@ public class PackBenchmarks
     {
         string name = $"small-{FileCount}{(Compressible ? "-text" : string.Empty)}";
         _paths = BenchmarkData.GetOrCreate(name, FileCount, 2 * 1024, 128 * 1024, Compressible);
-        _pack = Path.Combine(BenchmarkData.Root, $"{name}.fpk");
+        _pack = BenchmarkData.GetOrCreatePack(name, _paths);
         _scratch = Path.Combine(BenchmarkData.Root, $"{name}-scratch");
-        if (!File.Exists(_pack))
-        {
-            // The paths, not the folder: the folder also holds the data set's marker file.
-            PackWriter.CreateAsync(_pack, FileSet.FromPaths(_paths)).GetAwaiter().GetResult();
-        }
 
         _bytes = _paths.Sum(path => new FileInfo(path).Length);
         Console.WriteLine($"// {name}: {_bytes:N0} bytes in {_paths.Count:N0} files; pack {new FileInfo(_pack).Length:N0} bytes");

@@ -25,12 +25,7 @@ public class PackStartupBenchmarks
     {
         string name = BenchmarkData.Folder is { } folder ? $"folder-{Path.GetFileName(Path.TrimEndingDirectorySeparator(folder))}" : "small-10000-text";
         _paths = BenchmarkData.Folder is { } root ? BenchmarkData.FilesUnder(root) : BenchmarkData.GetOrCreate(name, 10_000, 2 * 1024, 128 * 1024, compressible: true);
-        _pack = Path.Combine(BenchmarkData.Root, $"{name}.fpk");
-        if (!File.Exists(_pack))
-        {
-            Directory.CreateDirectory(BenchmarkData.Root);
-            PackWriter.CreateAsync(_pack, FileSet.FromPaths(_paths)).GetAwaiter().GetResult();
-        }
+        _pack = BenchmarkData.GetOrCreatePack(name, _paths);
 
         _bytes = _paths.Sum(path => new FileInfo(path).Length);
     }

@@ -128,9 +128,9 @@ internal static class PhysicalFileProviderRules
     /// attributes decide, never its folders', so a hidden folder is left out of listings and its files are still found
     /// by path.
     /// </summary>
-    public static bool IsExcluded(string name, FileAttributes attributes, ExclusionFilters filters) =>
+    public static bool IsExcluded(ReadOnlySpan<char> name, FileAttributes attributes, ExclusionFilters filters) =>
         filters != ExclusionFilters.None
-        && ((name.StartsWith('.') && (filters & ExclusionFilters.DotPrefixed) != 0)
+        && ((name is ['.', ..] && (filters & ExclusionFilters.DotPrefixed) != 0)
             || ((attributes & FileAttributes.Hidden) != 0 && (filters & ExclusionFilters.Hidden) != 0)
             || ((attributes & FileAttributes.System) != 0 && (filters & ExclusionFilters.System) != 0));
 
@@ -138,8 +138,8 @@ internal static class PhysicalFileProviderRules
     /// The attributes .NET reports for an entry known by its name only (a pack records no attributes): hidden for a
     /// dot-prefixed name on Linux and macOS, as their file systems have it; none on Windows, where hidden is an attribute.
     /// </summary>
-    public static FileAttributes AttributesOfName(string name) =>
-        !OperatingSystem.IsWindows() && name.StartsWith('.') ? FileAttributes.Hidden : FileAttributes.Normal;
+    public static FileAttributes AttributesOfName(ReadOnlySpan<char> name) =>
+        !OperatingSystem.IsWindows() && name is ['.', ..] ? FileAttributes.Hidden : FileAttributes.Normal;
 
     /// <summary>
     /// Turns a subpath into a tree name ('/' between segments, "" for the root). Leading separators are dropped, '.'

@@ -129,7 +129,7 @@ public sealed class PackFileProvider : IFileProvider, IDisposable, IAsyncDisposa
     // A pack knows its entries by name only: the last segment, and what .NET would report for it, decide.
     private static bool IsExcluded(string name, ExclusionFilters filters)
     {
-        string last = name[(name.LastIndexOf('/') + 1)..];
+        ReadOnlySpan<char> last = name.AsSpan(name.LastIndexOf('/') + 1);
         return PhysicalFileProviderRules.IsExcluded(last, PhysicalFileProviderRules.AttributesOfName(last), filters);
     }
 

@@ -1,4 +1,5 @@
 using System.Buffers;
+using System.Runtime.ExceptionServices;
 using System.Threading.Tasks.Dataflow;
 using FastLoad.FileSystem;
 using K4os.Compression.LZ4;
@@ -27,18 +28,17 @@ internal sealed class PackBuilder
     public static async Task<PackSummary> CreateAsync(string packPath, FileSet files, PackOptions options, CancellationToken cancellationToken)
     {
         List<string> paths = files.EnumeratePaths().ToList();
-        // Named before special files are taken out: the set's common folder, and so every name, must not depend on them.
+        // Every path takes part in the set's common folder, special files too: no name depends on what is left out.
         string[] names = NameFiles(files, paths);
-        List<LoadFailure> skipped = LeaveOutSpecialFiles(paths, ref names, options.SkipSpecialFiles);
         string fullPackPath = Path.GetFullPath(packPath);
         // A name of its own per writer: two packs written to one target at once must not share (and delete) a partial file.
         string partialPath = $"{fullPackPath}.{Guid.NewGuid():N}.partial";
-        long dataLength;
+        PackSummary summary;
         try
         {
             using (SafeFileHandle handle = File.OpenHandle(partialPath, FileMode.CreateNew, FileAccess.Write, FileShare.None))
             {
-                dataLength = await new PackBuilder(handle, options).WriteAsync(paths, names, cancellationToken).ConfigureAwait(false);
+                summary = await new PackBuilder(handle, options).WriteAsync(paths, names, cancellationToken).ConfigureAwait(false);
             }
 
             File.Move(partialPath, fullPackPath, overwrite: true);
@@ -49,41 +49,29 @@ internal sealed class PackBuilder
             throw;
         }
 
-        return new PackSummary(paths.Count, dataLength, skipped);
+        return summary;
     }
 
     /// <summary>
-    /// Takes the files that are not regular files out of <paramref name="paths"/> and <paramref name="names"/> and
-    /// returns them, or throws for the first one unless <paramref name="skip"/>.
+    /// For a file the load could not read: what to report when it is not a regular file and <paramref name="skip"/>
+    /// is set. Throws what the load met for any other file, and for a special file unless <paramref name="skip"/>.
     /// </summary>
-    private static List<LoadFailure> LeaveOutSpecialFiles(List<string> paths, ref string[] names, bool skip)
+    private static LoadFailure LeaveOutSpecialFile(string path, Exception error, bool skip)
     {
-        List<LoadFailure> skipped = [];
-        var kept = new List<string>(names.Length);
-        int next = 0;
-        for (int i = 0; i < paths.Count; i++)
+        string? kind = SpecialKind(path);
+        if (kind is null)
         {
-            string path = paths[i];
-            if (SpecialKind(path) is not { } kind)
-            {
-                paths[next++] = path;
-                kept.Add(names[i]);
-                continue;
-            }
-
-            if (!skip)
-            {
-                throw new IOException(
-                    $"'{path}' is {kind}, not a regular file; a pack holds regular files only. Remove it, or set "
-                    + $"{nameof(PackOptions)}.{nameof(PackOptions.SkipSpecialFiles)} (fastload pack --skip-special-files) to leave such files out.");
-            }
-
-            skipped.Add(new LoadFailure(path, new IOException($"'{path}' is {kind}, not a regular file; it was left out of the pack.")));
+            ExceptionDispatchInfo.Throw(error);
         }
 
-        paths.RemoveRange(next, paths.Count - next);
-        names = [.. kept];
-        return skipped;
+        if (!skip)
+        {
+            throw new IOException(
+                $"'{path}' is {kind}, not a regular file; a pack holds regular files only. Remove it, or set "
+                + $"{nameof(PackOptions)}.{nameof(PackOptions.SkipSpecialFiles)} (fastload pack --skip-special-files) to leave such files out.");
+        }
+
+        return new LoadFailure(path, new IOException($"'{path}' is {kind}, not a regular file; it was left out of the pack."));
     }
 
     /// <summary>
@@ -158,8 +146,8 @@ internal sealed class PackBuilder
         || (directory.StartsWith(parent, StringComparison.Ordinal)
             && (parent.EndsWith(Path.DirectorySeparatorChar) || directory[parent.Length] == Path.DirectorySeparatorChar));
 
-    /// <summary>Writes the pack's blocks, index and footer; returns the bytes of the entries, uncompressed.</summary>
-    private async Task<long> WriteAsync(List<string> paths, string[] names, CancellationToken cancellationToken)
+    /// <summary>Writes the pack's blocks, index and footer; returns what it holds and the special files it left out.</summary>
+    private async Task<PackSummary> WriteAsync(List<string> paths, string[] names, CancellationToken cancellationToken)
     {
         int cores = Environment.ProcessorCount;
         var compress = new TransformBlock<(byte[] Buffer, int Length), (byte[] Buffer, int Length, int RawLength, byte Codec)>(
@@ -177,7 +165,9 @@ internal sealed class PackBuilder
         compress.LinkTo(write, new DataflowLinkOptions { PropagateCompletion = true });
 
         var entries = new List<(string Name, long Length, ulong Hash)>(paths.Count);
-        var loader = new FileLoader(new FileLoaderOptions { Ordering = LoadOrdering.Input, ErrorHandling = LoadErrorHandling.Throw });
+        List<LoadFailure> skipped = [];
+        // Failures are collected so that only a file that failed is asked what it is: the open checks every other one.
+        var loader = new FileLoader(new FileLoaderOptions { Ordering = LoadOrdering.Input, ErrorHandling = LoadErrorHandling.Collect });
         int blockSize = _options.BlockSize;
         byte[] current = _pool.Rent(blockSize);
         int filled = 0;
@@ -187,6 +177,12 @@ internal sealed class PackBuilder
             {
                 using (file)
                 {
+                    if (file.Error is { } error)
+                    {
+                        skipped.Add(LeaveOutSpecialFile(file.Path, error, _options.SkipSpecialFiles));
+                        continue;
+                    }
+
                     if (file.Length > Array.MaxLength)
                     {
                         // The reader takes an entry into one buffer, so the format allows no more (docs/pack-format.md).
@@ -251,7 +247,7 @@ internal sealed class PackBuilder
         PackFormat.WriteFooter(footer, _position, index.Length, PackHash.Hash(index));
         RandomAccess.Write(_handle, footer, _position + index.Length);
         RandomAccess.FlushToDisk(_handle);
-        return entries.Sum(entry => entry.Length);
+        return new PackSummary(entries.Count, entries.Sum(entry => entry.Length), skipped);
     }
 
     private static async Task SendOrThrowAsync<T>(ITargetBlock<T> target, IDataflowBlock last, T item, CancellationToken cancellationToken)
