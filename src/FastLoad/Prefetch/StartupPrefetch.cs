@@ -32,7 +32,6 @@ public sealed partial class StartupPrefetch : IDisposable
     private readonly Thread _thread;
     private int _endCalls;
     private int _disposeCalls;
-    private volatile bool _record;
 
     private StartupPrefetch(StartupPrefetchOptions options, ILogger? logger, PrefetchTestHooks hooks)
     {
@@ -134,7 +133,6 @@ public sealed partial class StartupPrefetch : IDisposable
 
         if (Volatile.Read(ref _disposeCalls) == 0 && Interlocked.Exchange(ref _endCalls, 1) == 0)
         {
-            _record = _recorder is not null;
             EndSystemRecorder(discard: false);
             Stop();
         }
@@ -220,7 +218,8 @@ public sealed partial class StartupPrefetch : IDisposable
             _ended.Wait();
             BackgroundPriority.LowerCpu();
             _log.Flush();
-            if (_record)
+            // Only a start that was ended is recorded: one disposed first never set _endCalls.
+            if (_recorder is not null && Volatile.Read(ref _endCalls) != 0)
             {
                 _disposing.Wait(_options.RecordDelay);
                 recording = Record(buildKey, location, found.Path);
