@@ -62,13 +62,7 @@ public sealed partial class StartupPrefetch : IDisposable
 
     internal static StartupPrefetch Begin(StartupPrefetchOptions? options, ILogger? logger, PrefetchTestHooks hooks)
     {
-        StartupPrefetchOptions copy = options?.Clone() ?? new StartupPrefetchOptions();
-        if (copy.Validate() is { } failure)
-        {
-            throw new ArgumentException(failure, nameof(options));
-        }
-
-        var prefetch = new StartupPrefetch(copy, logger, hooks);
+        var prefetch = new StartupPrefetch(Checked(options?.Clone()), logger, hooks);
         prefetch.StartSystemRecorder();
         prefetch._thread.UnsafeStart();
         return prefetch;
@@ -93,9 +87,7 @@ public sealed partial class StartupPrefetch : IDisposable
         string manifestPath, StartupPrefetchOptions? options = null, CancellationToken cancellationToken = default)
     {
         ArgumentException.ThrowIfNullOrEmpty(manifestPath);
-        long budget = (options ?? new StartupPrefetchOptions()) is var checkedOptions && checkedOptions.Validate() is { } failure
-            ? throw new ArgumentException(failure, nameof(options))
-            : checkedOptions.ReplayBudget;
+        long budget = Checked(options).ReplayBudget;
 
         // A thread of its own: the replay lowers its thread's I/O priority, which must not stay with a pool thread.
         return Task.Factory.StartNew(
@@ -163,6 +155,13 @@ public sealed partial class StartupPrefetch : IDisposable
         {
             _thread.Join(DisposeWait);
         }
+    }
+
+    /// <summary><paramref name="options"/>, or the defaults; throws naming each property that is not valid.</summary>
+    private static StartupPrefetchOptions Checked(StartupPrefetchOptions? options)
+    {
+        options ??= new StartupPrefetchOptions();
+        return options.Validate() is { } failure ? throw new ArgumentException(failure, nameof(options)) : options;
     }
 
     private static StartupPrefetchSummary Summarize(Found found, ReplayOutcome outcome, Recording? recording) => new()
