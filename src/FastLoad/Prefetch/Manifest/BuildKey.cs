@@ -4,8 +4,8 @@ namespace FastLoad.Prefetch;
 
 /// <summary>
 /// What identifies the running build of the application, when <see cref="StartupPrefetchOptions.BuildKey"/> does not
-/// say: its entry file's name, length and last write time, which every build of it changes. Read with one
-/// <c>statx</c>: the module version id or <c>Environment.ProcessPath</c> would cost milliseconds at the top of <c>Main</c>.
+/// say: its entry file's name, length and last write time, which every build of it changes, read with one <c>statx</c>
+/// on the start's thread.
 /// </summary>
 internal static class BuildKey
 {
