@@ -15,7 +15,8 @@ using StartupPrefetch startup = StartupPrefetch.Begin();
 
 var builder = WebApplication.CreateBuilder(args);
 
-// The start ends when the host has started: the replay stops, and this start's manifest is written.
+// The start ends when the host has started: the replay stops, and this start's manifest is written 2 s later (its
+// first requests count as the start), or when the using declaration above disposes the start, if that comes first.
 builder.Services.AddStartupPrefetch(startup);
 
 var app = builder.Build();

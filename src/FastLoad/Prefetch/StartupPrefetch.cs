@@ -32,7 +32,6 @@ public sealed partial class StartupPrefetch : IDisposable
     private readonly Thread _thread;
     private int _endCalls;
     private int _disposeCalls;
-    private volatile bool _record;
 
     private StartupPrefetch(StartupPrefetchOptions options, ILogger? logger, PrefetchTestHooks hooks)
     {
@@ -63,13 +62,7 @@ public sealed partial class StartupPrefetch : IDisposable
 
     internal static StartupPrefetch Begin(StartupPrefetchOptions? options, ILogger? logger, PrefetchTestHooks hooks)
     {
-        StartupPrefetchOptions copy = options?.Clone() ?? new StartupPrefetchOptions();
-        if (copy.Validate() is { } failure)
-        {
-            throw new ArgumentException(failure, nameof(options));
-        }
-
-        var prefetch = new StartupPrefetch(copy, logger, hooks);
+        var prefetch = new StartupPrefetch(Checked(options?.Clone()), logger, hooks);
         prefetch.StartSystemRecorder();
         prefetch._thread.UnsafeStart();
         return prefetch;
@@ -94,9 +87,7 @@ public sealed partial class StartupPrefetch : IDisposable
         string manifestPath, StartupPrefetchOptions? options = null, CancellationToken cancellationToken = default)
     {
         ArgumentException.ThrowIfNullOrEmpty(manifestPath);
-        long budget = (options ?? new StartupPrefetchOptions()) is var checkedOptions && checkedOptions.Validate() is { } failure
-            ? throw new ArgumentException(failure, nameof(options))
-            : checkedOptions.ReplayBudget;
+        long budget = Checked(options).ReplayBudget;
 
         // A thread of its own: the replay lowers its thread's I/O priority, which must not stay with a pool thread.
         return Task.Factory.StartNew(
@@ -134,7 +125,6 @@ public sealed partial class StartupPrefetch : IDisposable
 
         if (Volatile.Read(ref _disposeCalls) == 0 && Interlocked.Exchange(ref _endCalls, 1) == 0)
         {
-            _record = _recorder is not null;
             EndSystemRecorder(discard: false);
             Stop();
         }
@@ -165,6 +155,13 @@ public sealed partial class StartupPrefetch : IDisposable
         {
             _thread.Join(DisposeWait);
         }
+    }
+
+    /// <summary><paramref name="options"/>, or the defaults; throws naming each property that is not valid.</summary>
+    private static StartupPrefetchOptions Checked(StartupPrefetchOptions? options)
+    {
+        options ??= new StartupPrefetchOptions();
+        return options.Validate() is { } failure ? throw new ArgumentException(failure, nameof(options)) : options;
     }
 
     private static StartupPrefetchSummary Summarize(Found found, ReplayOutcome outcome, Recording? recording) => new()
@@ -220,7 +217,8 @@ public sealed partial class StartupPrefetch : IDisposable
             _ended.Wait();
             BackgroundPriority.LowerCpu();
             _log.Flush();
-            if (_record)
+            // Only a start that was ended is recorded: one disposed first never set _endCalls.
+            if (_recorder is not null && Volatile.Read(ref _endCalls) != 0)
             {
                 _disposing.Wait(_options.RecordDelay);
                 recording = Record(buildKey, location, found.Path);

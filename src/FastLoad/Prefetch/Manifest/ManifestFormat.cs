@@ -47,9 +47,6 @@ internal static class ManifestFormat
         return a.Length - b.Length;
     }
 
-    /// <summary><see cref="ComparePaths(ReadOnlySpan{byte}, ReadOnlySpan{byte})"/> of two paths as strings.</summary>
-    public static int ComparePaths(string a, string b) => ComparePaths(Encoding.UTF8.GetBytes(a), Encoding.UTF8.GetBytes(b));
-
     /// <summary>The manifest's bytes, canonical: files by ordinal path, ranges ascending (the recorder builds it so).</summary>
     public static byte[] Write(StartupManifest manifest)
     {

@@ -18,8 +18,8 @@ internal sealed partial class StartupRecorder
     [UnsupportedOSPlatform("windows")]
     private static void AddHostFiles(Dictionary<string, Candidate> candidates, PrefetchTestHooks hooks)
     {
-        string appDirectory = Path.GetFullPath(hooks.AppDirectory ?? AppContext.BaseDirectory);
-        var directories = new SortedSet<string>(StringComparer.Ordinal) { Path.TrimEndingDirectorySeparator(appDirectory) };
+        string appDirectory = Path.TrimEndingDirectorySeparator(Path.GetFullPath(hooks.AppDirectory ?? AppContext.BaseDirectory));
+        var directories = new SortedSet<string>(StringComparer.Ordinal) { appDirectory };
         foreach ((string path, Candidate candidate) in candidates)
         {
             if (candidate.Priority == Mapped && path.EndsWith(".dll", StringComparison.OrdinalIgnoreCase) && Path.GetDirectoryName(path) is { } directory)
@@ -30,7 +30,7 @@ internal sealed partial class StartupRecorder
 
         foreach (string directory in directories)
         {
-            bool isApp = directory == Path.TrimEndingDirectorySeparator(appDirectory);
+            bool isApp = directory == appDirectory;
             IEnumerable<string> files;
             try
             {

@@ -80,19 +80,19 @@ internal sealed partial class StartupRecorder : IDisposable
         string buildKey, Dictionary<string, Candidate> candidates, StartupPrefetchOptions options, PrefetchTestHooks hooks, IReadOnlyCollection<string> manifestPaths)
     {
         var ordered = new List<Candidate>(candidates.Values);
-        ordered.Sort(static (a, b) => a.Priority != b.Priority ? a.Priority.CompareTo(b.Priority) : ManifestFormat.ComparePaths(a.Path, b.Path));
-        var files = new List<StartupManifestFile>();
+        ordered.Sort(static (a, b) => a.Priority != b.Priority ? a.Priority.CompareTo(b.Priority) : ManifestFormat.ComparePaths(a.Utf8Path, b.Utf8Path));
+        var kept = new List<Candidate>();
         long bytesLeft = options.MaxManifestBytes;
         int rangesLeft = ManifestFormat.MaxRanges;
         foreach (Candidate candidate in ordered)
         {
-            if (files.Count == options.MaxManifestFiles || bytesLeft == 0 || rangesLeft == 0)
+            if (kept.Count == options.MaxManifestFiles || bytesLeft == 0 || rangesLeft == 0)
             {
                 break;
             }
 
             string path = candidate.Path;
-            if (manifestPaths.Contains(path) || Encoding.UTF8.GetByteCount(path) > ManifestFormat.MaxPathBytes || hooks.RecordFilter?.Invoke(path) == false)
+            if (manifestPaths.Contains(path) || candidate.Utf8Path.Length > ManifestFormat.MaxPathBytes || hooks.RecordFilter?.Invoke(path) == false)
             {
                 continue;
             }
@@ -115,12 +115,19 @@ internal sealed partial class StartupRecorder : IDisposable
             StartupManifestRange[] ranges = Truncate(candidate.Ranges.Normalize(version.Length, MaxRangesPerFile), ref bytesLeft, ref rangesLeft);
             if (ranges.Length > 0)
             {
-                files.Add(new StartupManifestFile(path, version.Length, version.LastWriteUnixNanoseconds, ranges));
+                candidate.File = new StartupManifestFile(path, version.Length, version.LastWriteUnixNanoseconds, ranges);
+                kept.Add(candidate);
             }
         }
 
-        files.Sort(static (a, b) => ManifestFormat.ComparePaths(a.Path, b.Path));
-        return new StartupManifest(buildKey, [.. files]);
+        kept.Sort(static (a, b) => ManifestFormat.ComparePaths(a.Utf8Path, b.Utf8Path));
+        var files = new StartupManifestFile[kept.Count];
+        for (int i = 0; i < files.Length; i++)
+        {
+            files[i] = kept[i].File!;
+        }
+
+        return new StartupManifest(buildKey, files);
     }
 
     /// <summary>The ranges that fit in what is left of the manifest's bytes and ranges; the last one cut short if need be.</summary>
@@ -208,5 +215,11 @@ internal sealed partial class StartupRecorder : IDisposable
         public int Priority { get; set; } = priority;
 
         public RangeSet Ranges { get; } = new();
+
+        /// <summary>The path as the manifest orders it, encoded once rather than at every comparison of the sorts.</summary>
+        public byte[] Utf8Path => field ??= Encoding.UTF8.GetBytes(Path);
+
+        /// <summary>The file's record, once it is kept.</summary>
+        public StartupManifestFile? File { get; set; }
     }
 }
