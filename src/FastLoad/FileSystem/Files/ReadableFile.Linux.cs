@@ -34,7 +34,7 @@ internal static partial class ReadableFile
     }
 
     /// <summary>open(2), retried when interrupted; the error names the path.</summary>
-    private static SafeFileHandle OpenNative(string path, int flags)
+    internal static SafeFileHandle OpenNative(string path, int flags)
     {
         int fd;
         int errno;

@@ -1,4 +1,3 @@
-using System.Runtime.InteropServices;
 using FastLoad.FileSystem;
 using Microsoft.Win32.SafeHandles;
 
@@ -23,21 +22,7 @@ internal sealed partial class ManifestReplay
     /// </summary>
     private static SafeFileHandle OpenLinux(string path, out FileVersion version)
     {
-        int fd;
-        int errno;
-        do
-        {
-            fd = Interop.Open(path, ReadableFile.ReadFlags, 0);
-            errno = fd < 0 ? Marshal.GetLastPInvokeError() : 0;
-        }
-        while (errno == Interop.EINTR);
-
-        if (fd < 0)
-        {
-            throw NativeErrors.ForPath(errno, path, "open");
-        }
-
-        var handle = new SafeFileHandle(fd, ownsHandle: true);
+        SafeFileHandle handle = ReadableFile.OpenNative(path, ReadableFile.ReadFlags);
         try
         {
             version = FileVersion.Get(handle, path);
