@@ -243,6 +243,14 @@ public sealed partial class StartupPrefetch : IDisposable
         Found? unusable = null;
         foreach (string path in location.Candidates)
         {
+            // Most starts find no manifest at the first place looked at (an application folder that is not writable):
+            // asked first, so that no exception is thrown and caught on every start, the first of a process being costly.
+            if (!File.Exists(path))
+            {
+                _log.Write(log => log.StartupManifestNotFound(path));
+                continue;
+            }
+
             StartupManifest manifest;
             try
             {

@@ -114,4 +114,30 @@ public class NativeBlockPoolTests
 
         Assert.Equal(0, NativeBlockPool.RetainedLargeBytes);
     }
+
+    [LinuxTheory("MADV_POPULATE_WRITE")]
+    [InlineData(15_000)] // A block of a slab.
+    [InlineData(MiB)]
+    [InlineData(16 * MiB)]
+    public unsafe void Rent_AFreshBlock_IsInMemoryBeforeItIsWritten(long length)
+    {
+        if (Environment.OSVersion.Version < new Version(5, 14))
+        {
+            Assert.Skip($"Linux {Environment.OSVersion.Version} has no MADV_POPULATE_WRITE (5.14 or later).");
+        }
+
+        NativeBlockPool.FreeIdlePooledBlocks();
+        using NativeContents block = NativeBlockPool.Rent(length);
+
+        // A page the reads would fault in one at a time is mapped already (mincore: bit 0 of a page's byte).
+        long pages = NativeBlockPool.RoundUpToPage(length) / 4096;
+        byte[] resident = new byte[pages];
+        fixed (byte* vector = resident)
+        {
+            byte* page = (byte*)((nuint)block.Pointer & ~(nuint)4095);
+            Assert.Equal(0, Interop.Mincore(page, (nuint)(pages * 4096), vector));
+        }
+
+        Assert.All(resident, state => Assert.Equal(1, state & 1));
+    }
 }

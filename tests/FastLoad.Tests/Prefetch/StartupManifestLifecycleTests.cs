@@ -39,6 +39,37 @@ public sealed class StartupManifestLifecycleTests : PrefetchTestBase
         Assert.Equal(Build, StartupManifest.Read(ManifestBesideApp).BuildKey);
     }
 
+    [LinuxFact]
+    public async Task Begin_NoManifestAnywhere_LooksWithoutThrowing()
+    {
+        string a = DataFile("a.bin", MiB);
+        int thrown = 0;
+        void OnFirstChance(object? sender, System.Runtime.ExceptionServices.FirstChanceExceptionEventArgs e)
+        {
+            // Other tests run meanwhile: only what concerns this application's folders counts.
+            if (e.Exception is FileNotFoundException or DirectoryNotFoundException && e.Exception.Message.Contains(Root, StringComparison.Ordinal))
+            {
+                Interlocked.Increment(ref thrown);
+            }
+        }
+
+        AppDomain.CurrentDomain.FirstChanceException += OnFirstChance;
+        StartupPrefetchSummary summary;
+        try
+        {
+            summary = await StartAsync(beforeEnd: () => Loads.CollectAsync(new FileLoader(), FileSet.FromPaths([a])).GetAwaiter().GetResult());
+        }
+        finally
+        {
+            AppDomain.CurrentDomain.FirstChanceException -= OnFirstChance;
+        }
+
+        // A missing manifest is the common case, not an error: an exception per place looked at would cost every start.
+        Assert.Equal(StartupManifestStatus.NotFound, summary.ManifestStatus);
+        Assert.Equal(0, thrown);
+        Assert.Equal(ManifestBesideApp, summary.RecordedPath);
+    }
+
     [LinuxTheory]
     [InlineData(Damage.Empty)]
     [InlineData(Damage.RandomBytes)]

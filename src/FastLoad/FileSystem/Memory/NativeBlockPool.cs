@@ -34,6 +34,9 @@ internal static unsafe class NativeBlockPool
     private const int LargeSizeClassesPerDoubling = 16;
     private const int PageSize = 4096;
 
+    // Whether the kernel knows MADV_POPULATE_WRITE; cleared the first time it does not.
+    private static bool s_canPopulate = true;
+
     // The static state of each kind of block lives in a class of its own (Pooled, Large), set up when that kind is first
     // rented: a load of small files in a new process then sets up only the slabs.
 
@@ -274,6 +277,10 @@ internal static unsafe class NativeBlockPool
     /// Page-aligned memory of <paramref name="size"/> bytes that goes back to the OS when freed. Transparent huge pages
     /// only for unbuffered reads: with them the kernel pins far fewer pages for O_DIRECT, while a buffered copy out of
     /// the page cache pays to compact and zero each huge page it faults in (docs/benchmarks.md).
+    /// Other blocks up to <see cref="MaxPooledLength"/> are populated in one call: a page faulted in one at a time costs
+    /// an exception each (about 12 us in a virtual machine, more than copying the page), while
+    /// <c>MADV_POPULATE_WRITE</c> maps the whole block in a fraction of that. Larger blocks are left to fault as the
+    /// reads fill them, so that a large file's first read does not wait for its whole buffer.
     /// </summary>
     internal static byte* Allocate(long size, bool hugePages)
     {
@@ -292,6 +299,11 @@ internal static unsafe class NativeBlockPool
         if (hugePages && size >= HugePageSize)
         {
             Interop.Madvise(block, (nuint)size, Interop.MadviseHugePage); // Advice only.
+        }
+        else if (size <= MaxPooledLength && s_canPopulate)
+        {
+            // Before Linux 5.14 the advice is unknown (EINVAL): the pages then fault in as the reads fill them.
+            s_canPopulate = Interop.Madvise(block, (nuint)size, Interop.MadvisePopulateWrite) == 0 || Marshal.GetLastPInvokeError() != Interop.EINVAL;
         }
 
         return (byte*)block;

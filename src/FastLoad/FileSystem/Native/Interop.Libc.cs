@@ -103,6 +103,7 @@ internal static unsafe partial class Interop
     internal static partial void* Mmap(void* address, nuint length, int protection, int flags, int fd, long offset);
 
     internal const int MadviseHugePage = 14;
+    internal const int MadvisePopulateWrite = 23;
 
     [LibraryImport(Libc, EntryPoint = "madvise", SetLastError = true)]
     internal static partial int Madvise(void* address, nuint length, int advice);

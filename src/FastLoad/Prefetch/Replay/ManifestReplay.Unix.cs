@@ -108,23 +108,27 @@ internal sealed partial class ManifestReplay
 
         StartupManifestRange[]? uncached = null;
         int count = 0;
+        long cachedHere = 0;
         foreach (StartupManifestRange range in ranges)
         {
             bool? isCached = PageResidency.IsCachedLinux(handle, range.Offset, range.Length, file.Length);
             if (isCached is null)
             {
+                // Every range goes to the residency map, which counts the cached ones itself: none is counted here.
                 return ranges;
             }
 
             if (isCached.Value)
             {
-                cached += Math.Max(0, Math.Min(range.End, file.Length) - range.Offset);
+                cachedHere += Math.Max(0, Math.Min(range.End, file.Length) - range.Offset);
             }
             else
             {
                 (uncached ??= new StartupManifestRange[ranges.Length])[count++] = range;
             }
         }
+
+        cached += cachedHere;
 
         if (uncached is null || count == uncached.Length)
         {
