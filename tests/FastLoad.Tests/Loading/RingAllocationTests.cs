@@ -5,7 +5,8 @@ namespace FastLoad.Tests.Loading;
 
 /// <summary>
 /// What a file costs the garbage collector on the ring's path: its <see cref="LoadedFile"/> and the object owning its
-/// buffer, nothing per open, read or close (no handle objects, tasks, closures or copies of the path).
+/// buffer, nothing per open, read or close (no handle objects, tasks, closures or copies of the path); and what a ring
+/// costs it: no room for paths.
 /// </summary>
 public class RingAllocationTests : TempDirectoryTestBase
 {
@@ -17,21 +18,35 @@ public class RingAllocationTests : TempDirectoryTestBase
 
         // The first load warms the pool and the runtime; the ring runs the whole load on this thread (a consumer that
         // never waits), so this thread's allocation counter sees all of it.
-        await LoadAsync(paths);
-        long small = await LoadAsync(paths[..200]);
-        long large = await LoadAsync(paths);
+        await AllocatedByLoadAsync(loader, paths);
+        long small = await AllocatedByLoadAsync(loader, paths[..200]);
+        long large = await AllocatedByLoadAsync(loader, paths);
 
         double perFile = (large - small) / 1000.0;
         Assert.True(perFile <= 160, $"{perFile:F0} bytes allocated per file");
+    }
 
-        async Task<long> LoadAsync(List<string> set)
-        {
-            long before = GC.GetAllocatedBytesForCurrentThread();
-            LoadSummary summary = await loader.LoadAsync(FileSet.FromPaths(set), static (_, _) => ValueTask.CompletedTask);
-            long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
-            Assert.Equal(set.Count, summary.FileCount);
-            return allocated;
-        }
+    [IoUringFact]
+    public async Task Load_ThroughTheRing_TakesItsSlotsPathRoomFromThePoolNotTheHeap()
+    {
+        // 128 files: one ring of 128 slots, each with 1 KiB of room for its path. That room is native memory the
+        // pool hands out again load after load (a page written for the first time costs a fault), not a new array.
+        List<string> paths = [.. Enumerable.Range(0, 128).Select(i => WriteFile($"f{i:D3}.bin", 1000, seed: i))];
+        var loader = new FileLoader(new FileLoaderOptions { BufferPool = new ReusingPool() });
+        await AllocatedByLoadAsync(loader, paths);
+
+        long allocated = await AllocatedByLoadAsync(loader, paths);
+
+        Assert.True(allocated < 64 * 1024, $"{allocated:N0} bytes allocated by a load of 128 files; the slots' paths alone would take 131,072");
+    }
+
+    private static async Task<long> AllocatedByLoadAsync(FileLoader loader, List<string> paths)
+    {
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        LoadSummary summary = await loader.LoadAsync(FileSet.FromPaths(paths), static (_, _) => ValueTask.CompletedTask);
+        long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+        Assert.Equal(paths.Count, summary.FileCount);
+        return allocated;
     }
 
     /// <summary>A pool that keeps every array returned and hands it out again: renting allocates only when it is empty.</summary>

@@ -38,7 +38,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     private readonly IoUring _ring;
     private readonly Slot[] _slots;
     private readonly int[] _free;
-    private readonly byte[] _paths;
+    private readonly NativeContents _paths;
     private readonly bool _clearNonBlocking;
     private int _freeCount;
     private int _inKernel;
@@ -63,8 +63,10 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
             _free[_freeCount++] = slot;
         }
 
-        // Pinned, so that the kernel can read a path until its open completes; the GC frees it with the reader.
-        _paths = GC.AllocateUninitializedArray<byte>(depth * PathCapacity, pinned: true);
+        // Native memory that stays put until the reader is disposed, after its last open completed. From the pool, not
+        // fresh: each slot's path lies on a page of its own, and a page written for the first time costs a fault, which
+        // a load of small files would otherwise pay on every slot's first open in every load.
+        _paths = NativeBlockPool.Rent(depth * PathCapacity);
         // Before Linux 5.15 io_uring treats a file opened O_NONBLOCK as one whose reads must not wait, so a cold read
         // comes back EAGAIN; the flag (which keeps the open of a FIFO from blocking) is cleared once the file is known
         // regular. No flag marks 5.15 itself: kernels without 5.17's are treated as older (an fcntl more per file).
@@ -223,6 +225,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
             }
 
             _ring.Dispose();
+            _paths.Dispose();
             lock (_slots)
             {
                 if (_parallelismCounted)
@@ -334,17 +337,13 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
         try
         {
             _run.CheckName(index, path);
-            fixed (byte* paths = _paths)
+            byte* pathBytes = _paths.Pointer + ((long)number * PathCapacity);
+            if (!TryEncode(path, pathBytes) || !_ring.TryOpen(pathBytes, ReadableFile.ReadFlags, UserData(number, OperationOpen)))
             {
-                // The array is pinned: the address stays valid after the fixed block, until the open completes.
-                byte* pathBytes = paths + ((long)number * PathCapacity);
-                if (!TryEncode(path, pathBytes) || !_ring.TryOpen(pathBytes, ReadableFile.ReadFlags, UserData(number, OperationOpen)))
-                {
-                    // A path the ring cannot take (too long, or with a NUL) or a full queue: the ordinary open says
-                    // what is wrong with the path.
-                    SafeFileHandle handle = ReadableFile.Open(path, out long length);
-                    return Opened(slot, (int)handle.DangerousGetHandle(), length, handle);
-                }
+                // A path the ring cannot take (too long, or with a NUL) or a full queue: the ordinary open says what
+                // is wrong with the path.
+                SafeFileHandle handle = ReadableFile.Open(path, out long length);
+                return Opened(slot, (int)handle.DangerousGetHandle(), length, handle);
             }
 
             slot.State = SlotState.Opening;
