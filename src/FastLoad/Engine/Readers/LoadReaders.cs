@@ -210,20 +210,23 @@ internal sealed class LoadReaders(LoadRun run)
             return null;
         }
 
-        var rings = new List<RingReader>(count) { first };
-        for (int ring = 1; ring < count; ring++)
+        var rings = new RingReader[count];
+        rings[0] = first;
+        int created = 1;
+        while (created < count)
         {
             // A ring the kernel refuses now (too many in the process) leaves its share to the others.
-            if (RingReader.TryCreate(run, RingReader.ShareOf(total, count, ring), out _) is not { } helper)
+            if (RingReader.TryCreate(run, RingReader.ShareOf(total, count, created), out _) is not { } helper)
             {
+                Array.Resize(ref rings, created);
                 break;
             }
 
-            rings.Add(helper);
+            rings[created++] = helper;
         }
 
         // Every ring is known before any starts: the one that settles the storage stops the others.
-        Volatile.Write(ref _rings, [.. rings]);
+        Volatile.Write(ref _rings, rings);
         run.OpenDeliveryWindow(Math.Max(MinDeliveryWindow, DeliveryWindowPerRead * total));
         run.Logger?.LoadStarting(files, run.Files, null, kind, total, false);
 
@@ -236,7 +239,7 @@ internal sealed class LoadReaders(LoadRun run)
             first.SettleStorageAtFirstWait(onThisThread: false);
         }
 
-        for (int ring = 1; ring < rings.Count; ring++)
+        for (int ring = 1; ring < rings.Length; ring++)
         {
             if (describe)
             {
@@ -246,7 +249,7 @@ internal sealed class LoadReaders(LoadRun run)
             if (!StartHelper(rings[ring]))
             {
                 // No thread could be started: the rings not started are closed; the started ones read their share.
-                for (int unstarted = ring + 1; unstarted < rings.Count; unstarted++)
+                for (int unstarted = ring + 1; unstarted < rings.Length; unstarted++)
                 {
                     rings[unstarted].Dispose();
                 }

@@ -50,24 +50,27 @@ internal static unsafe class SmallBlockPool
     /// <summary>The slabs of one block size; the one a block came back to last is rented from first.</summary>
     private sealed class SizeClass(int blockSize)
     {
-        // Slabs with a free block, the most recently returned to last. Guarded by itself.
-        private readonly List<Slab> _available = [];
+        // Slabs with a free block, the most recently returned to last; guarded by _gate. An array, not a List<Slab>: a
+        // generic type over a class of ours is built at run time, on the first load's path.
+        private readonly object _gate = new();
+        private Slab[] _available = new Slab[4];
+        private int _availableCount;
         private readonly int _slabSize = (int)NativeBlockPool.RoundUpToPage(Math.Max(MinSlabSize, (long)blockSize * MinBlocksPerSlab));
 
         public NativeContents Rent(long length)
         {
             Slab slab;
             int block;
-            lock (_available)
+            lock (_gate)
             {
-                if (_available.Count == 0)
+                if (_availableCount == 0)
                 {
                     // Counted as retained while all its blocks are free, as a slab whose blocks came back is.
-                    _available.Add(new Slab(this, NativeBlockPool.Allocate(_slabSize, hugePages: false), blockSize, _slabSize / blockSize));
+                    AddAvailable(new Slab(this, NativeBlockPool.Allocate(_slabSize, hugePages: false), blockSize, _slabSize / blockSize));
                     Interlocked.Add(ref s_retained, _slabSize);
                 }
 
-                slab = _available[^1];
+                slab = _available[_availableCount - 1];
                 if (slab.IsFree)
                 {
                     Interlocked.Add(ref s_retained, -_slabSize);
@@ -76,7 +79,7 @@ internal static unsafe class SmallBlockPool
                 block = slab.Take();
                 if (slab.FreeCount == 0)
                 {
-                    _available.RemoveAt(_available.Count - 1);
+                    _available[--_availableCount] = null!;
                 }
             }
 
@@ -86,11 +89,11 @@ internal static unsafe class SmallBlockPool
         public void Return(Slab slab, byte* block)
         {
             bool unmap = false;
-            lock (_available)
+            lock (_gate)
             {
                 if (slab.FreeCount == 0)
                 {
-                    _available.Add(slab);
+                    AddAvailable(slab);
                 }
 
                 slab.Put((int)((block - slab.Base) / blockSize));
@@ -99,7 +102,7 @@ internal static unsafe class SmallBlockPool
                     if (Interlocked.Add(ref s_retained, _slabSize) > RetainedBytesLimit)
                     {
                         Interlocked.Add(ref s_retained, -_slabSize);
-                        _available.Remove(slab);
+                        RemoveAvailable(slab);
                         unmap = true;
                     }
                 }
@@ -113,18 +116,39 @@ internal static unsafe class SmallBlockPool
 
         public void FreeRetained()
         {
-            List<Slab> free;
-            lock (_available)
+            Slab[] free;
+            lock (_gate)
             {
-                free = _available.FindAll(static slab => slab.IsFree);
-                _available.RemoveAll(static slab => slab.IsFree);
-                Interlocked.Add(ref s_retained, -(long)free.Count * _slabSize);
+                free = Array.FindAll(_available[.._availableCount], static slab => slab.IsFree);
+                foreach (Slab slab in free)
+                {
+                    RemoveAvailable(slab);
+                }
+
+                Interlocked.Add(ref s_retained, -(long)free.Length * _slabSize);
             }
 
             foreach (Slab slab in free)
             {
                 NativeBlockPool.Free(slab.Base, _slabSize);
             }
+        }
+
+        private void AddAvailable(Slab slab)
+        {
+            if (_availableCount == _available.Length)
+            {
+                Array.Resize(ref _available, _available.Length * 2);
+            }
+
+            _available[_availableCount++] = slab;
+        }
+
+        private void RemoveAvailable(Slab slab)
+        {
+            int index = Array.IndexOf(_available, slab, 0, _availableCount);
+            Array.Copy(_available, index + 1, _available, index, _availableCount - index - 1);
+            _available[--_availableCount] = null!;
         }
     }
 
