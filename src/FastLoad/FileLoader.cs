@@ -1,4 +1,5 @@
 using System.Diagnostics.Metrics;
+using System.Runtime.CompilerServices;
 using System.Runtime.ExceptionServices;
 using System.Threading.Tasks.Dataflow;
 using FastLoad.Engine;
@@ -34,6 +35,24 @@ public sealed class FileLoader
 
     private readonly LoadEngine _engine;
 
+    /// <summary>Creates a loader with the default options, no logging, the system clock and a process-wide meter.</summary>
+    public FileLoader()
+        : this(null, LoadTestHooks.None)
+    {
+    }
+
+    /// <summary>Creates a loader with no logging, the system clock and a process-wide meter.</summary>
+    /// <param name="options">The options, copied now; <see langword="null"/> for the defaults.</param>
+    /// <exception cref="ArgumentException"><paramref name="options"/> has a value out of range or an invalid combination; the message names it.</exception>
+    /// <remarks>
+    /// Beside the constructor that takes them all: compiling a call to that one makes the runtime load the logging and
+    /// metrics assemblies its parameters name, a cost a new process pays on its first load.
+    /// </remarks>
+    public FileLoader(FileLoaderOptions? options)
+        : this(options, LoadTestHooks.None)
+    {
+    }
+
     /// <summary>Creates a loader.</summary>
     /// <param name="options">The options, copied now; <see langword="null"/> for the defaults.</param>
     /// <param name="loggerFactory">Where to log; <see langword="null"/> for no logging.</param>
@@ -66,8 +85,12 @@ public sealed class FileLoader
         }
 
         _engine = new LoadEngine(
-            copy, timeProvider ?? TimeProvider.System, new LoadInstruments(meterFactory), loggerFactory?.CreateLogger(LoggerCategory), testHooks);
+            copy, timeProvider ?? TimeProvider.System, new LoadInstruments(meterFactory), loggerFactory is null ? null : CreateLogger(loggerFactory), testHooks);
     }
+
+    // A method of its own, so that a loader made without a logger factory does not load the logging assembly for it.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static ILogger CreateLogger(ILoggerFactory loggerFactory) => loggerFactory.CreateLogger(LoggerCategory);
 
     // A loader over an engine made here: one that differs from another loader only in what the engine copied.
     private FileLoader(LoadEngine engine) => _engine = engine;

@@ -67,13 +67,14 @@ internal static class BenchCommand
         var method = new Argument<string>("method");
         var list = new Argument<string>("list") { Description = "A file with one path per line." };
         var warm = new Option<bool>(Comparison.WarmOption) { Description = "Keep the files cached between the two loads (default: evict them)." };
+        var assemblies = new Option<bool>("--assemblies") { Description = "Also print, on standard error, the assemblies the first load loaded." };
         var command = new Command(Comparison.ChildCommand, "Load the listed files with one method, first and later load, and print the seconds and bytes.")
         {
-            method, list, warm,
+            method, list, warm, assemblies,
         };
         command.Hidden = true;
         command.SetAction((parse, cancellationToken) =>
-            Comparison.RunChildAsync(parse.GetValue(method)!, parse.GetValue(list)!, parse.GetValue(warm), cancellationToken));
+            Comparison.RunChildAsync(parse.GetValue(method)!, parse.GetValue(list)!, parse.GetValue(warm), parse.GetValue(assemblies), cancellationToken));
         return command;
     }
 }

@@ -107,8 +107,9 @@ internal static class Comparison
     /// <param name="key">The method.</param>
     /// <param name="list">A file with one path per line.</param>
     /// <param name="warm">Keep the files cached between the two loads; otherwise evict them (the parent evicts before the first).</param>
+    /// <param name="listAssemblies">Print on standard error the assemblies the first load loaded (what a new process pays for).</param>
     /// <param name="cancellationToken">Stops the loads.</param>
-    public static async Task<int> RunChildAsync(string key, string list, bool warm, CancellationToken cancellationToken)
+    public static async Task<int> RunChildAsync(string key, string list, bool warm, bool listAssemblies, CancellationToken cancellationToken)
     {
         if (LoadMethods.Find(key) is not { } method)
         {
@@ -117,9 +118,16 @@ internal static class Comparison
         }
 
         string[] paths = await File.ReadAllLinesAsync(list, cancellationToken);
+        int loadedBefore = listAssemblies ? AppDomain.CurrentDomain.GetAssemblies().Length : 0;
         long start = Stopwatch.GetTimestamp();
         long bytes = await method.Run(paths, cancellationToken);
         double first = Stopwatch.GetElapsedTime(start).TotalSeconds;
+        if (listAssemblies)
+        {
+            // GetAssemblies lists in load order: what follows the first count came with the first load.
+            IEnumerable<string?> loaded = AppDomain.CurrentDomain.GetAssemblies().Skip(loadedBefore).Select(assembly => assembly.GetName().Name);
+            Console.Error.WriteLine($"assemblies loaded by the first load: {string.Join(", ", loaded)}");
+        }
 
         if (!warm)
         {

@@ -140,4 +140,28 @@ public class NativeBlockPoolTests
 
         Assert.All(resident, state => Assert.Equal(1, state & 1));
     }
+
+    [LinuxFact("MADV_POPULATE_WRITE")]
+    public unsafe void Rent_FromAFreshSlab_PopulatesTheBlocksItHandsOutNotTheWholeSlab()
+    {
+        if (Environment.OSVersion.Version < new Version(5, 14))
+        {
+            Assert.Skip($"Linux {Environment.OSVersion.Version} has no MADV_POPULATE_WRITE (5.14 or later).");
+        }
+
+        NativeBlockPool.FreeIdlePooledBlocks();
+
+        // Blocks of 16 KiB, eight to a slab of 128 KiB; the first is at the slab's start.
+        using NativeContents first = NativeBlockPool.Rent(15_000);
+        const int slabPages = 32;
+        byte[] resident = new byte[slabPages];
+        fixed (byte* vector = resident)
+        {
+            Assert.Equal(0, Interop.Mincore(first.Pointer, slabPages * 4096, vector));
+        }
+
+        // The block and the next 64 KiB at most (one call populates ahead), not the rest of the slab.
+        Assert.All(resident[..4], state => Assert.Equal(1, state & 1));
+        Assert.All(resident[16..], state => Assert.Equal(0, state & 1));
+    }
 }

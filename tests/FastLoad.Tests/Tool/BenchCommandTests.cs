@@ -63,6 +63,24 @@ public class BenchCommandTests : TempDirectoryTestBase
         Assert.Contains("cannot start the process measuring Native reader", error);
     }
 
+    [IoUringFact]
+    public async Task MeasureChild_FastLoadsFirstLoad_LoadsNoLoggingMetricsOrThreadAssembly()
+    {
+        // A loader made without a logger factory or a meter factory, and a load of a few files through the ring,
+        // name none of those assemblies' types, each a load of an assembly that a new process pays on its first load.
+        WriteFiles(20);
+        string list = WriteFile("list.txt", 0);
+        File.WriteAllLines(list, Directory.GetFiles(Root, "f*.bin"));
+
+        var (exitCode, _, error) = await FastLoadTool.RunAsync([], "measure-child", "fastload", list, "--warm", "--assemblies");
+
+        Assert.Equal(0, exitCode);
+        string loaded = Assert.Single(error.Split('\n'), line => line.StartsWith("assemblies loaded by the first load:", StringComparison.Ordinal));
+        Assert.DoesNotContain("Microsoft.Extensions.Logging.Abstractions", loaded);
+        Assert.DoesNotContain("System.Diagnostics.DiagnosticSource", loaded);
+        Assert.DoesNotContain("System.Threading.Thread", loaded);
+    }
+
     [Fact]
     public async Task MeasureChild_UnknownMethod_ExitsWithUsage()
     {

@@ -1,4 +1,5 @@
 using System.Diagnostics.Metrics;
+using System.Runtime.CompilerServices;
 
 namespace FastLoad.Engine;
 
@@ -31,11 +32,18 @@ internal sealed class LoadInstruments
     {
         if (meterFactory is not null)
         {
-            _own = new Instruments(meterFactory.Create(FastLoadMetrics.MeterName));
+            _own = CreateOwn(meterFactory);
         }
     }
 
     private Instruments? Current => _own ?? Volatile.Read(ref s_shared);
+
+    /// <remarks>
+    /// A method of its own, as <see cref="StartCreationThread"/>: a loader made without a meter factory never loads
+    /// the framework's metrics assembly on its first load.
+    /// </remarks>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static Instruments CreateOwn(IMeterFactory meterFactory) => new(meterFactory.Create(FastLoadMetrics.MeterName));
 
     /// <summary>Starts the process-wide instruments' creation, if they are used and not started yet.</summary>
     /// <param name="soon">
@@ -51,15 +59,25 @@ internal sealed class LoadInstruments
 
         if (soon)
         {
-            // A thread of its own rather than the thread pool, which a new process would have to start first.
-            var thread = new Thread(static _ => CreateShared(TimeSpan.Zero)) { IsBackground = true, Name = "FastLoad metrics" };
-            thread.UnsafeStart(null);
+            StartCreationThread();
             return;
         }
 
         // Starting a thread costs the calling one a few hundred microseconds in a new process, as much as a small load;
         // the finalizer thread runs in every process already (the runtime trims ArrayPool.Shared the same way).
         _ = new CreateAfterCollection();
+    }
+
+    /// <remarks>
+    /// A method of its own: the precompiled code of a method that names <see cref="Thread"/> loads the framework's
+    /// assembly that declares it when the method is first called, and a small load's path never starts this thread.
+    /// </remarks>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void StartCreationThread()
+    {
+        // A thread of its own rather than the thread pool, which a new process would have to start first.
+        var thread = new Thread(static _ => CreateShared(TimeSpan.Zero)) { IsBackground = true, Name = "FastLoad metrics" };
+        thread.UnsafeStart(null);
     }
 
     /// <summary>

@@ -254,7 +254,9 @@ internal sealed class LoadReaders(LoadRun run)
                     rings[unstarted].Dispose();
                 }
 
-                Volatile.Write(ref _rings, [.. rings[..ring]]);
+                var started = new RingReader[ring];
+                Array.Copy(rings, started, ring);
+                Volatile.Write(ref _rings, started);
                 break;
             }
         }

@@ -618,14 +618,30 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     private static ulong UserData(int slot, ulong operation) => ((ulong)slot << 8) | operation;
 
     /// <summary>The path as UTF-8 with its NUL; <see langword="false"/> when it does not fit or holds a NUL of its own.</summary>
+    /// <remarks>
+    /// Through pointers rather than spans: a string's conversion to a span names <c>MemoryExtensions</c>, whose
+    /// framework assembly would be loaded for it in a new process, on the first load's path.
+    /// </remarks>
     private static bool TryEncode(string path, byte* destination)
     {
-        if (path.Contains('\0', StringComparison.Ordinal) || !Encoding.UTF8.TryGetBytes(path, new Span<byte>(destination, PathCapacity - 1), out int written))
+        if (path.Contains('\0', StringComparison.Ordinal))
         {
             return false;
         }
 
-        destination[written] = 0;
+        fixed (char* chars = path)
+        {
+            // A UTF-16 unit is at most 3 bytes of UTF-8; only a path that could be longer than the room is counted first.
+            const int room = PathCapacity - 1;
+            if (path.Length > room / 3 && Encoding.UTF8.GetByteCount(chars, path.Length) > room)
+            {
+                return false;
+            }
+
+            int written = Encoding.UTF8.GetBytes(chars, path.Length, destination, room);
+            destination[written] = 0;
+        }
+
         return true;
     }
 

@@ -277,12 +277,11 @@ internal static unsafe class NativeBlockPool
     /// Page-aligned memory of <paramref name="size"/> bytes that goes back to the OS when freed. Transparent huge pages
     /// only for unbuffered reads: with them the kernel pins far fewer pages for O_DIRECT, while a buffered copy out of
     /// the page cache pays to compact and zero each huge page it faults in (docs/benchmarks.md).
-    /// Other blocks up to <see cref="MaxPooledLength"/> are populated in one call: a page faulted in one at a time costs
-    /// an exception each (about 12 us in a virtual machine, more than copying the page), while
-    /// <c>MADV_POPULATE_WRITE</c> maps the whole block in a fraction of that. Larger blocks are left to fault as the
-    /// reads fill them, so that a large file's first read does not wait for its whole buffer.
+    /// Other blocks up to <see cref="MaxPooledLength"/> are populated (<see cref="Populate"/>) unless
+    /// <paramref name="populate"/> is <see langword="false"/> (slabs populate the blocks they hand out); larger ones are
+    /// left to fault as the reads fill them, so that a large file's first read does not wait for its whole buffer.
     /// </summary>
-    internal static byte* Allocate(long size, bool hugePages)
+    internal static byte* Allocate(long size, bool hugePages, bool populate = true)
     {
         if (!OperatingSystem.IsLinux())
         {
@@ -300,13 +299,26 @@ internal static unsafe class NativeBlockPool
         {
             Interop.Madvise(block, (nuint)size, Interop.MadviseHugePage); // Advice only.
         }
-        else if (size <= MaxPooledLength && s_canPopulate)
+        else if (populate && size <= MaxPooledLength)
         {
-            // Before Linux 5.14 the advice is unknown (EINVAL): the pages then fault in as the reads fill them.
-            s_canPopulate = Interop.Madvise(block, (nuint)size, Interop.MadvisePopulateWrite) == 0 || Marshal.GetLastPInvokeError() != Interop.EINVAL;
+            Populate((byte*)block, size);
         }
 
         return (byte*)block;
+    }
+
+    /// <summary>
+    /// Maps the pages of <c>[start, start + length)</c> (page-aligned) in one call, on Linux 5.14 or later: a page faulted
+    /// in one at a time costs an exception each (about 12 us in a virtual machine, more than copying the page), while
+    /// <c>MADV_POPULATE_WRITE</c> maps a whole block in a fraction of that.
+    /// </summary>
+    internal static void Populate(byte* start, long length)
+    {
+        if (OperatingSystem.IsLinux() && s_canPopulate)
+        {
+            // Before Linux 5.14 the advice is unknown (EINVAL): the pages then fault in as the reads fill them.
+            s_canPopulate = Interop.Madvise(start, (nuint)length, Interop.MadvisePopulateWrite) == 0 || Marshal.GetLastPInvokeError() != Interop.EINVAL;
+        }
     }
 
     internal static void Free(byte* block, long size)

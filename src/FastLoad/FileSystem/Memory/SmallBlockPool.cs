@@ -17,6 +17,10 @@ internal static unsafe class SmallBlockPool
     private const int MinBlocksPerSlab = 8;
     private const int MinSlabSize = 64 * 1024;
 
+    // A slab's pages are populated as its blocks are first handed out, at least this much at a time: a load of a few
+    // files populates about what it uses, not every slab whole, in few system calls.
+    private const int PopulateAhead = 64 * 1024;
+
     private static readonly SizeClass[] Classes = CreateClasses();
 
     private static long s_retained;
@@ -66,7 +70,7 @@ internal static unsafe class SmallBlockPool
                 if (_availableCount == 0)
                 {
                     // Counted as retained while all its blocks are free, as a slab whose blocks came back is.
-                    AddAvailable(new Slab(this, NativeBlockPool.Allocate(_slabSize, hugePages: false), blockSize, _slabSize / blockSize));
+                    AddAvailable(new Slab(this, NativeBlockPool.Allocate(_slabSize, hugePages: false, populate: false), blockSize, _slabSize / blockSize));
                     Interlocked.Add(ref s_retained, _slabSize);
                 }
 
@@ -77,6 +81,16 @@ internal static unsafe class SmallBlockPool
                 }
 
                 block = slab.Take();
+
+                // A new slab hands its blocks out in order, so the pages below a high-water mark are the ones in use.
+                long end = (long)(block + 1) * blockSize;
+                if (end > slab.Populated)
+                {
+                    long populated = Math.Min(_slabSize, NativeBlockPool.RoundUpToPage(Math.Max(end, slab.Populated + PopulateAhead)));
+                    NativeBlockPool.Populate(slab.Base + slab.Populated, populated - slab.Populated);
+                    slab.Populated = populated;
+                }
+
                 if (slab.FreeCount == 0)
                 {
                     _available[--_availableCount] = null!;
@@ -160,6 +174,9 @@ internal static unsafe class SmallBlockPool
         public byte* Base { get; } = start;
 
         public int FreeCount { get; private set; } = capacity;
+
+        /// <summary>The bytes from the start that are populated (a multiple of the page size); guarded by the size class.</summary>
+        public long Populated { get; set; }
 
         public bool IsFree => FreeCount == _free.Length;
 
