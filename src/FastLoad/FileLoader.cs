@@ -1,5 +1,4 @@
 using System.Diagnostics.Metrics;
-using System.Runtime.CompilerServices;
 using System.Runtime.ExceptionServices;
 using System.Threading.Tasks.Dataflow;
 using FastLoad.Engine;
@@ -85,12 +84,8 @@ public sealed class FileLoader
         }
 
         _engine = new LoadEngine(
-            copy, timeProvider ?? TimeProvider.System, new LoadInstruments(meterFactory), loggerFactory is null ? null : CreateLogger(loggerFactory), testHooks);
+            copy, timeProvider ?? TimeProvider.System, new LoadInstruments(meterFactory), loggerFactory?.CreateLogger(LoggerCategory), testHooks);
     }
-
-    // A method of its own, so that a loader made without a logger factory does not load the logging assembly for it.
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private static ILogger CreateLogger(ILoggerFactory loggerFactory) => loggerFactory.CreateLogger(LoggerCategory);
 
     // A loader over an engine made here: one that differs from another loader only in what the engine copied.
     private FileLoader(LoadEngine engine) => _engine = engine;

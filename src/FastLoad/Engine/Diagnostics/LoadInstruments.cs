@@ -32,18 +32,11 @@ internal sealed class LoadInstruments
     {
         if (meterFactory is not null)
         {
-            _own = CreateOwn(meterFactory);
+            _own = new Instruments(meterFactory.Create(FastLoadMetrics.MeterName));
         }
     }
 
     private Instruments? Current => _own ?? Volatile.Read(ref s_shared);
-
-    /// <remarks>
-    /// A method of its own, as <see cref="StartCreationThread"/>: a loader made without a meter factory never loads
-    /// the framework's metrics assembly on its first load.
-    /// </remarks>
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private static Instruments CreateOwn(IMeterFactory meterFactory) => new(meterFactory.Create(FastLoadMetrics.MeterName));
 
     /// <summary>Starts the process-wide instruments' creation, if they are used and not started yet.</summary>
     /// <param name="soon">

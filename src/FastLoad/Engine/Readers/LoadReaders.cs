@@ -254,9 +254,8 @@ internal sealed class LoadReaders(LoadRun run)
                     rings[unstarted].Dispose();
                 }
 
-                var started = new RingReader[ring];
-                Array.Copy(rings, started, ring);
-                Volatile.Write(ref _rings, started);
+                Array.Resize(ref rings, ring);
+                Volatile.Write(ref _rings, rings);
                 break;
             }
         }

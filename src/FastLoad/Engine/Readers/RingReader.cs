@@ -64,8 +64,8 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
         }
 
         // Native memory that stays put until the reader is disposed, after its last open completed. From the pool, not
-        // fresh: each slot's path lies on a page of its own, and a page written for the first time costs a fault, which
-        // a load of small files would otherwise pay on every slot's first open in every load.
+        // fresh: the room spans a page for every four slots, and a page written for the first time costs a fault, which
+        // every load would otherwise pay again.
         _paths = NativeBlockPool.Rent(depth * PathCapacity);
         // Before Linux 5.15 io_uring treats a file opened O_NONBLOCK as one whose reads must not wait, so a cold read
         // comes back EAGAIN; the flag (which keeps the open of a FIFO from blocking) is cleared once the file is known
@@ -619,8 +619,8 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
 
     /// <summary>The path as UTF-8 with its NUL; <see langword="false"/> when it does not fit or holds a NUL of its own.</summary>
     /// <remarks>
-    /// Through pointers rather than spans: a string's conversion to a span names <c>MemoryExtensions</c>, whose
-    /// framework assembly would be loaded for it in a new process, on the first load's path.
+    /// The span over the string is made from its characters: the string's own conversion to a span names
+    /// <c>MemoryExtensions</c>, whose framework assembly a new process would load for it on the first load's path.
     /// </remarks>
     private static bool TryEncode(string path, byte* destination)
     {
@@ -629,19 +629,16 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
             return false;
         }
 
+        int written;
         fixed (char* chars = path)
         {
-            // A UTF-16 unit is at most 3 bytes of UTF-8; only a path that could be longer than the room is counted first.
-            const int room = PathCapacity - 1;
-            if (path.Length > room / 3 && Encoding.UTF8.GetByteCount(chars, path.Length) > room)
+            if (!Encoding.UTF8.TryGetBytes(new ReadOnlySpan<char>(chars, path.Length), new Span<byte>(destination, PathCapacity - 1), out written))
             {
                 return false;
             }
-
-            int written = Encoding.UTF8.GetBytes(chars, path.Length, destination, room);
-            destination[written] = 0;
         }
 
+        destination[written] = 0;
         return true;
     }
 

@@ -65,6 +65,7 @@ internal static unsafe class SmallBlockPool
         {
             Slab slab;
             int block;
+            long populateFrom = 0, populateTo = 0;
             lock (_gate)
             {
                 if (_availableCount == 0)
@@ -86,15 +87,22 @@ internal static unsafe class SmallBlockPool
                 long end = (long)(block + 1) * blockSize;
                 if (end > slab.Populated)
                 {
-                    long populated = Math.Min(_slabSize, NativeBlockPool.RoundUpToPage(Math.Max(end, slab.Populated + PopulateAhead)));
-                    NativeBlockPool.Populate(slab.Base + slab.Populated, populated - slab.Populated);
-                    slab.Populated = populated;
+                    populateFrom = slab.Populated;
+                    populateTo = Math.Min(_slabSize, NativeBlockPool.RoundUpToPage(Math.Max(end, slab.Populated + PopulateAhead)));
+                    slab.Populated = populateTo;
                 }
 
                 if (slab.FreeCount == 0)
                 {
                     _available[--_availableCount] = null!;
                 }
+            }
+
+            if (populateTo > populateFrom)
+            {
+                // Outside the lock: a system call other renters need not wait for. Populating maps pages without writing
+                // them, so a block another thread is already filling keeps its bytes.
+                NativeBlockPool.Populate(slab.Base + populateFrom, populateTo - populateFrom);
             }
 
             return NativeContents.Rent(slab, slab.Base + ((long)block * blockSize), length);
