@@ -19,6 +19,9 @@ public enum IoScheduling
     /// </summary>
     DedicatedThreads = 1,
 
-    /// <summary>On the shared thread pool. Fewer threads, but a deep queue starves the pool until it grows.</summary>
+    /// <summary>
+    /// On the shared thread pool. Fewer threads, but a deep queue of blocking reads starves the pool until it grows; a
+    /// read waiting for the memory budget holds no thread.
+    /// </summary>
     ThreadPool = 2,
 }

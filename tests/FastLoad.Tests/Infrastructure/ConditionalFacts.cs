@@ -14,13 +14,6 @@ public static class TestPlatform
     public static bool IsWine { get; } =
         OperatingSystem.IsWindows() && NativeLibrary.TryLoad("ntdll.dll", out nint ntdll) && NativeLibrary.TryGetExport(ntdll, "wine_get_version", out _);
 
-    /// <summary>
-    /// Why loads on <see cref="IoScheduling.ThreadPool"/> skip under Wine, for <c>[InlineData(..., Skip = ..., SkipType =
-    /// typeof(TestPlatform), SkipWhen = nameof(IsWine))]</c>. Not yet understood: there a load of a few hundred small
-    /// files on the thread pool took 10 to over 60 s (seconds on Linux); not tried on Windows.
-    /// </summary>
-    public const string ThreadPoolUnderWine = "Not under Wine: loads on the thread pool take minutes there (seconds on Linux); not tried on Windows.";
-
     internal static string? UnlessLinux(string? needs) =>
         OperatingSystem.IsLinux() ? null : $"Needs Linux ({needs ?? "FIFOs, character devices, /proc, posix_fadvise"}).";
 

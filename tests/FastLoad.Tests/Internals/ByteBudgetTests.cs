@@ -122,6 +122,48 @@ public class ByteBudgetTests
         Assert.Throws<OperationCanceledException>(() => budget.Acquire(5, index: 9, CancellationToken.None));
     }
 
+    [Fact]
+    public async Task AcquireAsync_WhenItMustWait_HoldsNoThreadAndKeepsItsPlaceInTheLine()
+    {
+        var budget = new ByteBudget(capacity: 100);
+        budget.Acquire(100, index: 0, CancellationToken.None);
+        var order = new List<int>();
+        Thread first = Start(() => Take(budget, 50, 1, order));
+        Assert.True(SpinWait.SpinUntil(() => budget.Waiting == 1, NoHang));
+
+        Task second = budget.AcquireAsync(50, index: 2, CancellationToken.None);
+        Thread third = Start(() => Take(budget, 50, 3, order));
+        Assert.True(SpinWait.SpinUntil(() => budget.Waiting == 3, NoHang));
+        Assert.False(second.IsCompleted);
+
+        // 50 bytes let the thread that came first through; the next 50 the asynchronous wait, not the thread behind it.
+        budget.Release(50);
+        Assert.True(first.Join(NoHang));
+        Assert.False(second.IsCompleted);
+        budget.Release(50);
+        await second.WaitAsync(NoHang);
+        Assert.Equal(1, budget.Waiting);
+
+        budget.Release(50);
+        Assert.True(third.Join(NoHang));
+        Assert.Equal([1, 3], order);
+    }
+
+    [Fact]
+    public async Task AcquireAsync_Stopped_FaultsWithOperationCanceledNowAndLater()
+    {
+        var budget = new ByteBudget(capacity: 10);
+        budget.Acquire(10, index: 0, CancellationToken.None);
+        Task waiting = budget.AcquireAsync(5, index: 1, CancellationToken.None);
+        Assert.False(waiting.IsCompleted);
+
+        budget.Stop();
+
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => waiting.WaitAsync(NoHang));
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => budget.AcquireAsync(5, index: 2, CancellationToken.None));
+        Assert.Equal(0, budget.Waiting);
+    }
+
     private static void Take(ByteBudget budget, long bytes, int index, List<int> order)
     {
         budget.Acquire(bytes, index, CancellationToken.None);

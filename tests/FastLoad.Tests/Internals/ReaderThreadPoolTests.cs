@@ -1,5 +1,6 @@
 using System.Collections.Concurrent;
 using FastLoad.FileSystem;
+using FastLoad.Tests.Infrastructure;
 
 namespace FastLoad.Tests.Internals;
 
@@ -67,11 +68,12 @@ public class ReaderThreadPoolTests
     public void Run_WhileIdleThreadsTimeOut_RunsEveryPieceOfWorkOnce()
     {
         var pool = new ReaderThreadPool(TimeSpan.Zero, "test reader");
-        const int Pieces = 5_000;
-        var runs = new int[Pieces];
+        // Under Wine a thread starts in about 4 ms, and nearly every piece starts one: fewer pieces there.
+        int pieces = TestPlatform.IsWine ? 1_000 : 5_000;
+        var runs = new int[pieces];
         int ran = 0;
         var random = new Random(3);
-        for (int i = 0; i < Pieces; i++)
+        for (int i = 0; i < pieces; i++)
         {
             pool.Run(
                 state =>
@@ -83,7 +85,7 @@ public class ReaderThreadPoolTests
             Thread.SpinWait(random.Next(20_000));
         }
 
-        WaitUntil(() => Volatile.Read(ref ran) >= Pieces);
+        WaitUntil(() => Volatile.Read(ref ran) >= pieces);
         Assert.All(runs, count => Assert.Equal(1, count));
     }
 

@@ -30,7 +30,7 @@ public class BoundsAndOrderingTests : TempDirectoryTestBase
 
     [Theory]
     [InlineData(IoScheduling.DedicatedThreads)]
-    [InlineData(IoScheduling.ThreadPool, Skip = TestPlatform.ThreadPoolUnderWine, SkipType = typeof(TestPlatform), SkipWhen = nameof(TestPlatform.IsWine))]
+    [InlineData(IoScheduling.ThreadPool)]
     public async Task Load_SmallBudget_BytesInFlightStayWithinIt(IoScheduling scheduling)
     {
         const int FileSize = 20 * 1024;

@@ -49,8 +49,8 @@ public class CancellationTests : TempDirectoryTestBase
     [InlineData(IoScheduling.IoUring, LoadOrdering.Input)]
     [InlineData(IoScheduling.DedicatedThreads, LoadOrdering.Completion)]
     [InlineData(IoScheduling.DedicatedThreads, LoadOrdering.Input)]
-    [InlineData(IoScheduling.ThreadPool, LoadOrdering.Completion, Skip = TestPlatform.ThreadPoolUnderWine, SkipType = typeof(TestPlatform), SkipWhen = nameof(TestPlatform.IsWine))]
-    [InlineData(IoScheduling.ThreadPool, LoadOrdering.Input, Skip = TestPlatform.ThreadPoolUnderWine, SkipType = typeof(TestPlatform), SkipWhen = nameof(TestPlatform.IsWine))]
+    [InlineData(IoScheduling.ThreadPool, LoadOrdering.Completion)]
+    [InlineData(IoScheduling.ThreadPool, LoadOrdering.Input)]
     public async Task LoadAsync_CanceledAtRandomPoints_NeverHangsAndReturnsEveryBuffer(IoScheduling scheduling, LoadOrdering ordering)
     {
         var random = new Random(17);

@@ -14,6 +14,45 @@ internal static class BlockingReads
     /// <returns>The bytes read; 0 when the file failed.</returns>
     public static long ReadAndPublish(LoadRun run, int index) => ReadAndPublish(run, index, handle: null, 0, 0);
 
+    /// <summary>
+    /// As <see cref="ReadAndPublish(LoadRun, int)"/>, but waits for the budget without holding the thread: for reads on
+    /// the shared thread pool, where a thread blocked on bytes that only the consumer frees would starve the consumer.
+    /// </summary>
+    /// <returns>The bytes read; 0 when the file failed.</returns>
+    public static async Task<long> ReadAndPublishAsync(LoadRun run, int index)
+    {
+        string path = run.PathAt(index);
+        SafeFileHandle handle;
+        long length;
+        try
+        {
+            run.CheckName(index, path);
+            handle = ReadableFile.Open(path, out length);
+        }
+        catch (Exception ex)
+        {
+            run.PublishFailure(index, ex);
+            return 0;
+        }
+
+        long charge = run.ReadSettings.BudgetCharge(length);
+        if (!run.Budget.TryAcquire(charge, index))
+        {
+            try
+            {
+                await run.Budget.AcquireAsync(charge, index, run.StopToken).ConfigureAwait(false);
+            }
+            catch (Exception ex)
+            {
+                handle.Dispose();
+                run.PublishFailure(index, ex);
+                return 0;
+            }
+        }
+
+        return ReadAndPublish(run, index, handle, length, charge);
+    }
+
     /// <summary>Reads a file opened elsewhere, whose <paramref name="charge"/> is taken, and publishes it.</summary>
     /// <param name="run">The load.</param>
     /// <param name="index">The file's index in the set.</param>

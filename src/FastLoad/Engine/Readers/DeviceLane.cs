@@ -71,17 +71,21 @@ internal sealed class DeviceLane
             ? new DedicatedThreadScheduler(_gate.Limit, $"FastLoad I/O {Device.Name}")
             : null;
         _threads = threads;
-        var readBlock = new ActionBlock<PlannedFile>(
-            ReadOne,
-            new ExecutionDataflowBlockOptions
-            {
-                MaxDegreeOfParallelism = _ceiling,
-                BoundedCapacity = _ceiling,
-                TaskScheduler = threads ?? TaskScheduler.Default,
-                SingleProducerConstrained = true,
-                EnsureOrdered = false,
-                CancellationToken = cancellationToken,
-            });
+        var blockOptions = new ExecutionDataflowBlockOptions
+        {
+            MaxDegreeOfParallelism = _ceiling,
+            BoundedCapacity = _ceiling,
+            TaskScheduler = threads ?? TaskScheduler.Default,
+            SingleProducerConstrained = true,
+            EnsureOrdered = false,
+            CancellationToken = cancellationToken,
+        };
+
+        // On the shared pool a read waits for the budget without its thread: the consumer frees those bytes, and may
+        // need a pool thread to do it.
+        var readBlock = threads is null
+            ? new ActionBlock<PlannedFile>(ReadOneAsync, blockOptions)
+            : new ActionBlock<PlannedFile>(ReadOne, blockOptions);
 
         _parallelismCounted = _run.Instruments.ParallelismChanged(_gate.Limit);
         try
@@ -167,6 +171,28 @@ internal sealed class DeviceLane
             _gate.Release();
         }
 
+        Completed(bytes);
+    }
+
+    private async Task ReadOneAsync(PlannedFile file)
+    {
+        _pipeline.MarkReading();
+        long bytes;
+        try
+        {
+            _run.Hooks.OnLaneRead?.Invoke(file.Path);
+            bytes = await BlockingReads.ReadAndPublishAsync(_run, file.Index).ConfigureAwait(false);
+        }
+        finally
+        {
+            _gate.Release();
+        }
+
+        Completed(bytes);
+    }
+
+    private void Completed(long bytes)
+    {
         if (_controller?.OnCompleted(bytes, 1) is int limit)
         {
             _threads?.AllowThreads(limit);

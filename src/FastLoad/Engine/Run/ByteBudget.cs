@@ -98,6 +98,34 @@ internal sealed class ByteBudget
         }
     }
 
+    /// <summary>
+    /// Takes <paramref name="bytes"/> for the file at <paramref name="index"/> as <see cref="Acquire"/> does, waiting
+    /// without a thread: for reads on the shared thread pool, whose threads the consumer may need to free the bytes.
+    /// </summary>
+    /// <exception cref="OperationCanceledException"><see cref="Stop"/> was called while waiting.</exception>
+    public Task AcquireAsync(long bytes, int index, CancellationToken cancellationToken)
+    {
+        Waiter waiter;
+        lock (_gate)
+        {
+            if ((_first is null && Fits(bytes)) || index == _due)
+            {
+                Take(bytes);
+                return Task.CompletedTask;
+            }
+
+            if (_stopped)
+            {
+                return Task.FromException(Stopped(cancellationToken));
+            }
+
+            waiter = new Waiter(bytes, index) { Signal = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously) };
+            Enqueue(waiter);
+        }
+
+        return WaitAsync(waiter, cancellationToken);
+    }
+
     /// <summary>Takes <paramref name="bytes"/> if they fit now, ahead of no waiter; never waits.</summary>
     public bool TryAcquire(long bytes, int index)
     {
@@ -186,6 +214,16 @@ internal sealed class ByteBudget
         }
     }
 
+    private async Task WaitAsync(Waiter waiter, CancellationToken cancellationToken)
+    {
+        await waiter.Signal!.Task.ConfigureAwait(false);
+        Interlocked.Increment(ref _wakeUps);
+        if (!waiter.Granted)
+        {
+            throw Stopped(cancellationToken);
+        }
+    }
+
     private static OperationCanceledException Stopped(CancellationToken cancellationToken) =>
         cancellationToken.IsCancellationRequested ? new OperationCanceledException(cancellationToken) : new OperationCanceledException();
 
@@ -234,6 +272,12 @@ internal sealed class ByteBudget
 
     private static void Pulse(Waiter waiter)
     {
+        if (waiter.Signal is { } signal)
+        {
+            signal.TrySetResult();
+            return;
+        }
+
         lock (waiter)
         {
             Monitor.Pulse(waiter);
@@ -289,7 +333,7 @@ internal sealed class ByteBudget
         waiter.Previous = waiter.Next = null;
     }
 
-    /// <summary>A thread waiting for bytes; its own monitor is what it sleeps on.</summary>
+    /// <summary>A thread waiting for bytes, asleep on its own monitor; or an asynchronous wait, on its signal.</summary>
     private sealed class Waiter(long bytes, int index)
     {
         public readonly long Bytes = bytes;
@@ -297,6 +341,7 @@ internal sealed class ByteBudget
         public Waiter? Previous;
         public Waiter? Next;
         public Waiter? NextGranted;
+        public TaskCompletionSource? Signal;
 
         // Written under the budget's gate, read under the waiter's own monitor after the pulse.
         public volatile bool Granted;
