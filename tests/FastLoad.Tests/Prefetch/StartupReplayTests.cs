@@ -66,6 +66,33 @@ public sealed class StartupReplayTests : PrefetchTestBase
     }
 
     [LinuxFact]
+    public async Task ReplayAsync_RuntimeFilesAfterOthersInPathOrder_ReadsTheRuntimesCoreFirst()
+    {
+        // In path order a shared framework ("a-framework") and the application come before the runtime's own folder.
+        string framework = DataFile(Path.Combine("a-framework", "Framework.dll"), MiB);
+        string app = DataFile(Path.Combine("b-app", "app.dll"), MiB);
+        string runtimeLibrary = DataFile(Path.Combine("c-runtime", "System.Runtime.dll"), MiB);
+        string coreLib = DataFile(Path.Combine("c-runtime", "System.Private.CoreLib.dll"), MiB);
+        string coreClr = DataFile(Path.Combine("c-runtime", "libcoreclr.so"), MiB);
+        string host = DataFile("dotnet", MiB);
+        string[] files = [framework, app, runtimeLibrary, coreLib, coreClr, host];
+        string manifest = Path.Combine(Root, "m.startup-manifest");
+        Write(manifest, ManifestOf(Build, [.. files.Order(StringComparer.Ordinal).Select(file => (file, new (long, long)[] { (0, MiB) }))]));
+        Evict(files);
+
+        // Room for four files: the host, coreclr, CoreLib, then the rest of CoreLib's folder, as a start needs them.
+        StartupPrefetchSummary summary = await StartupPrefetch.ReplayAsync(manifest, new StartupPrefetchOptions { ReplayBudget = 4 * MiB });
+
+        Assert.True(summary.BudgetReached);
+        AssertMostlyCached(MiB, Cached(host));
+        AssertMostlyCached(MiB, Cached(coreClr));
+        AssertMostlyCached(MiB, Cached(coreLib));
+        AssertMostlyCached(MiB, Cached(runtimeLibrary));
+        Assert.Equal(0, Cached(framework));
+        Assert.Equal(0, Cached(app));
+    }
+
+    [LinuxFact]
     public async Task ReplayAsync_FileChangedOrGoneSinceRecorded_SkipsItAndReadsTheRest()
     {
         string grown = DataFile("grown.bin", MiB);

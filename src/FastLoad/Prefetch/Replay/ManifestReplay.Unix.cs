@@ -34,7 +34,7 @@ internal sealed partial class ManifestReplay
             var residency = new ResidencyRuns();
             long cached = 0;
             int unchanged = 0, changed = 0;
-            foreach (StartupManifestFile file in manifest.FileArray)
+            foreach (StartupManifestFile file in InFirstUseOrder(manifest.FileArray))
             {
                 if (stop.IsCancellationRequested)
                 {
@@ -167,7 +167,7 @@ internal sealed partial class ManifestReplay
 
     /// <summary>
     /// Runs on spinning disks in the order of their files' first extents (then their offsets), after the others in
-    /// manifest order: the head sweeps the disk once instead of seeking back and forth.
+    /// first-use order: the head sweeps the disk once instead of seeking back and forth.
     /// </summary>
     private static void SortPhysically(List<MissingRun> runs)
     {

@@ -25,6 +25,65 @@ internal sealed partial class ManifestReplay(StartupManifest manifest, long budg
         return RunReading();
     }
 
+    /// <summary>
+    /// The .NET host and runtime's own files, in the order a start loads them: before <c>Main</c> the host maps these
+    /// and faults on them, so a replay that starts with the process (<c>fastload prefetch &amp;</c>) reads them first.
+    /// </summary>
+    private static readonly string[] RuntimeCoreInLoadOrder =
+    [
+        "dotnet", "dotnet.exe",
+        "libhostfxr.so", "libhostfxr.dylib", "hostfxr.dll",
+        "libhostpolicy.so", "libhostpolicy.dylib", "hostpolicy.dll",
+        "libcoreclr.so", "libcoreclr.dylib", "coreclr.dll",
+        "System.Private.CoreLib.dll",
+        "libclrjit.so", "libclrjit.dylib", "clrjit.dll",
+        "libSystem.Native.so", "libSystem.Native.dylib",
+    ];
+
+    /// <summary>
+    /// The manifest's files in the order a start first needs them, as far as their names tell: the host and the
+    /// runtime's core in load order, then the rest of the core framework's folder (where CoreLib lies), then every
+    /// other file in manifest order. The manifest itself is kept in path order, so that a start recorded twice gives
+    /// the same bytes; in path order a shared framework such as <c>Microsoft.AspNetCore.App</c> comes before
+    /// <c>Microsoft.NETCore.App</c>, and the host's own reads would wait behind it.
+    /// </summary>
+    internal static StartupManifestFile[] InFirstUseOrder(StartupManifestFile[] files)
+    {
+        var ordered = new StartupManifestFile[files.Length];
+        var placed = new bool[files.Length];
+        int count = 0;
+        string? coreFolder = null;
+        foreach (string name in RuntimeCoreInLoadOrder)
+        {
+            for (int i = 0; i < files.Length; i++)
+            {
+                if (!placed[i] && Path.GetFileName(files[i].Path) == name)
+                {
+                    placed[i] = true;
+                    ordered[count++] = files[i];
+                    if (name == "System.Private.CoreLib.dll")
+                    {
+                        coreFolder ??= Path.GetDirectoryName(files[i].Path);
+                    }
+                }
+            }
+        }
+
+        for (int pass = 0; pass < 2; pass++)
+        {
+            for (int i = 0; i < files.Length; i++)
+            {
+                if (!placed[i] && (pass == 1 || (coreFolder is not null && Path.GetDirectoryName(files[i].Path) == coreFolder)))
+                {
+                    placed[i] = true;
+                    ordered[count++] = files[i];
+                }
+            }
+        }
+
+        return ordered;
+    }
+
     /// <summary>The file opened if it is still the version the manifest recorded; otherwise <see langword="null"/>.</summary>
     private static SafeFileHandle? OpenUnchanged(StartupManifestFile file, out FileVersion version)
     {
@@ -65,7 +124,7 @@ internal sealed partial class ManifestReplay(StartupManifest manifest, long budg
         long requested = 0;
         bool budgetReached = false, stopped = false;
         int rangeNumber = 0;
-        foreach (StartupManifestFile file in manifest.FileArray)
+        foreach (StartupManifestFile file in InFirstUseOrder(manifest.FileArray))
         {
             using SafeFileHandle? handle = OpenUnchanged(file, out _);
             if (handle is null)
