@@ -47,19 +47,24 @@ internal sealed partial class ManifestReplay(StartupManifest manifest, long budg
     /// the same bytes; in path order a shared framework such as <c>Microsoft.AspNetCore.App</c> comes before
     /// <c>Microsoft.NETCore.App</c>, and the host's own reads would wait behind it.
     /// </summary>
-    internal static StartupManifestFile[] InFirstUseOrder(StartupManifestFile[] files)
+    private static StartupManifestFile[] InFirstUseOrder(StartupManifestFile[] files)
     {
         var ordered = new StartupManifestFile[files.Length];
-        var placed = new bool[files.Length];
+        var names = new string?[files.Length]; // null once placed
+        for (int i = 0; i < files.Length; i++)
+        {
+            names[i] = Path.GetFileName(files[i].Path);
+        }
+
         int count = 0;
         string? coreFolder = null;
         foreach (string name in RuntimeCoreInLoadOrder)
         {
             for (int i = 0; i < files.Length; i++)
             {
-                if (!placed[i] && Path.GetFileName(files[i].Path) == name)
+                if (names[i] == name)
                 {
-                    placed[i] = true;
+                    names[i] = null;
                     ordered[count++] = files[i];
                     if (name == "System.Private.CoreLib.dll")
                     {
@@ -73,9 +78,9 @@ internal sealed partial class ManifestReplay(StartupManifest manifest, long budg
         {
             for (int i = 0; i < files.Length; i++)
             {
-                if (!placed[i] && (pass == 1 || (coreFolder is not null && Path.GetDirectoryName(files[i].Path) == coreFolder)))
+                if (names[i] is not null && (pass == 1 || (coreFolder is not null && Path.GetDirectoryName(files[i].Path) == coreFolder)))
                 {
-                    placed[i] = true;
+                    names[i] = null;
                     ordered[count++] = files[i];
                 }
             }
