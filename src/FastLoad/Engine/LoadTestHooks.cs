@@ -33,6 +33,9 @@ internal sealed class LoadTestHooks
     /// <summary>Called on each direct reader thread as it starts, before it starts the next or reads: a slow thread start.</summary>
     public Action? OnReaderThreadStart { get; init; }
 
+    /// <summary>Called before a reader describes the load's storage: a slow device description.</summary>
+    public Action? OnDescribeDevice { get; init; }
+
     /// <summary>Called with a file's path when a pipeline lane's read block takes it; what it throws faults the lane.</summary>
     public Action<string>? OnLaneRead { get; init; }
 

@@ -1,4 +1,5 @@
 using System.Diagnostics.Metrics;
+using FastLoad.Engine;
 using FastLoad.Tests.Infrastructure;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Diagnostics.Metrics.Testing;
@@ -34,6 +35,34 @@ public class MetricsTests : TempDirectoryTestBase
         Assert.Equal(0, readsActive.GetMeasurementSnapshot().EvaluateAsCounter());
         Assert.Equal(0, parallelism.GetMeasurementSnapshot().EvaluateAsCounter());
         Assert.True(parallelism.GetMeasurementSnapshot().Count >= 2); // Raised at the start, lowered at the end.
+    }
+
+    [Fact]
+    public async Task Load_FirstReaderStillDescribingTheStorage_ParallelismIsBackToZeroWhenTheLoadReturns()
+    {
+        // The first reader thread describes the storage off the load's path, and may still be at it when the load ends
+        // (under Wine it was): the load's parallelism must not stay counted until that thread is done.
+        var paths = Enumerable.Range(0, 64).Select(i => WriteFile($"f{i}.bin", 1000 + i)).ToList();
+        using ServiceProvider provider = new ServiceCollection().AddMetrics().BuildServiceProvider();
+        var factory = provider.GetRequiredService<IMeterFactory>();
+        using var parallelism = new MetricCollector<long>(factory, FastLoadMetrics.MeterName, FastLoadMetrics.Parallelism);
+        using var loadReturned = new ManualResetEventSlim();
+        var hooks = new LoadTestHooks { OnDescribeDevice = () => loadReturned.Wait(TimeSpan.FromSeconds(30)) };
+        var loader = new FileLoader(new FileLoaderOptions { Scheduling = IoScheduling.DedicatedThreads }, hooks, meterFactory: factory);
+
+        LoadSummary summary;
+        try
+        {
+            summary = await loader.LoadAsync(FileSet.FromPaths(paths), (_, _) => ValueTask.CompletedTask);
+            Assert.NotEmpty(parallelism.GetMeasurementSnapshot());
+            Assert.Equal(0, parallelism.GetMeasurementSnapshot().EvaluateAsCounter());
+        }
+        finally
+        {
+            loadReturned.Set();
+        }
+
+        Assert.Equal(64, summary.FileCount);
     }
 
     [LinuxTheory("a FIFO among the cases, made with mkfifo")]

@@ -34,7 +34,9 @@ internal sealed class DirectReaders
     private int _limit;
     private int _started;
     private int _running;
-    private bool _parallelismCounted;
+    // 1 while this load's threads count in the parallelism instrument; lowered once, by the load's release or the last
+    // thread out, whichever comes first (the thread describing the storage may outlive the load).
+    private int _parallelismCounted;
     private volatile bool _budgetChecked;
 
     public DirectReaders(LoadRun run, int threads)
@@ -91,7 +93,7 @@ internal sealed class DirectReaders
 
     public void Start()
     {
-        _parallelismCounted = _run.Instruments.ParallelismChanged(Threads);
+        _parallelismCounted = _run.Instruments.ParallelismChanged(Threads) ? 1 : 0;
         StartNext();
     }
 
@@ -99,7 +101,7 @@ internal sealed class DirectReaders
     public void Limit(int threads)
     {
         int previous = Interlocked.Exchange(ref _limit, Math.Min(threads, Volatile.Read(ref _limit)));
-        if (_parallelismCounted && previous != Threads)
+        if (Volatile.Read(ref _parallelismCounted) == 1 && previous != Threads)
         {
             _run.Instruments.ParallelismChanged(Threads - previous);
         }
@@ -243,7 +245,7 @@ internal sealed class DirectReaders
     private void ChangeLimit(int limit)
     {
         int previous = Interlocked.Exchange(ref _limit, limit);
-        if (_parallelismCounted)
+        if (Volatile.Read(ref _parallelismCounted) == 1)
         {
             _run.Instruments.ParallelismChanged(limit - previous);
         }
@@ -255,13 +257,22 @@ internal sealed class DirectReaders
         }
     }
 
+    /// <summary>Takes this load's threads out of the parallelism instrument, once.</summary>
+    public void StopCountingParallelism()
+    {
+        if (Interlocked.Exchange(ref _parallelismCounted, 0) == 1)
+        {
+            _run.Instruments.ParallelismChanged(-Threads);
+        }
+    }
+
     /// <summary>Counts a thread out (of the load too where it counts there); returns whether it was the last.</summary>
     private bool Exited(bool countedInLoad)
     {
         bool last = Interlocked.Decrement(ref _running) == 0;
-        if (last && _parallelismCounted)
+        if (last)
         {
-            _run.Instruments.ParallelismChanged(-Threads);
+            StopCountingParallelism();
         }
 
         if (countedInLoad)

@@ -115,6 +115,8 @@ internal sealed class LoadReaders(LoadRun run)
     /// <summary>The load released its resources.</summary>
     public void Released()
     {
+        // The load is over for its parallelism too, even while its first reader thread still describes the storage.
+        _direct?.StopCountingParallelism();
         if (_direct is null && _pipeline is null)
         {
             // Reader threads start the instruments' creation on their way out; a load without any starts it here.
@@ -125,6 +127,7 @@ internal sealed class LoadReaders(LoadRun run)
     /// <summary>The device the set's first file lies on (as a prior: its kind, from the OS, can be wrong).</summary>
     internal StorageDevice DescribeDevice(string path)
     {
+        run.Hooks.OnDescribeDevice?.Invoke();
         if (run.Options.Storage is not null and not StorageKind.Rotational)
         {
             // The caller said what the storage is: no need to ask the device.
