@@ -4,9 +4,8 @@ namespace FastLoad.Tests.Loading;
 
 /// <summary>
 /// Reads on the shared thread pool under a tight budget. The bytes a read waits for are freed by the consumer, whose
-/// continuations need a pool thread: a read that waited on its thread starved the consumer (a 100-file load took 36
-/// seconds, the pool adding a thread about twice a second) and, with the pool capped, never finished. The test caps
-/// the pool for the whole process, so it runs alone.
+/// continuations need a pool thread: a read that waits for them on its thread starves the consumer, and with the pool
+/// capped the load never ends. The test caps the pool for the whole process, so it runs alone.
 /// </summary>
 [Collection(ProcessWide.Name)]
 public class ThreadPoolSchedulingTests : TempDirectoryTestBase

@@ -21,13 +21,11 @@ internal static class BlockingReads
     /// <returns>The bytes read; 0 when the file failed.</returns>
     public static async Task<long> ReadAndPublishAsync(LoadRun run, int index)
     {
-        string path = run.PathAt(index);
         SafeFileHandle handle;
-        long length;
+        long length, charge;
         try
         {
-            run.CheckName(index, path);
-            handle = ReadableFile.Open(path, out length);
+            handle = Open(run, index, run.PathAt(index), out length, out charge);
         }
         catch (Exception ex)
         {
@@ -35,22 +33,27 @@ internal static class BlockingReads
             return 0;
         }
 
-        long charge = run.ReadSettings.BudgetCharge(length);
-        if (!run.Budget.TryAcquire(charge, index))
+        try
         {
-            try
-            {
-                await run.Budget.AcquireAsync(charge, index, run.StopToken).ConfigureAwait(false);
-            }
-            catch (Exception ex)
-            {
-                handle.Dispose();
-                run.PublishFailure(index, ex);
-                return 0;
-            }
+            await run.Budget.AcquireAsync(charge, index, run.StopToken).ConfigureAwait(false);
+        }
+        catch (Exception ex)
+        {
+            handle.Dispose();
+            run.PublishFailure(index, ex);
+            return 0;
         }
 
         return ReadAndPublish(run, index, handle, length, charge);
+    }
+
+    /// <summary>Checks the file's name, opens it, and says what its bytes will be charged to the budget.</summary>
+    public static SafeFileHandle Open(LoadRun run, int index, string path, out long length, out long charge)
+    {
+        run.CheckName(index, path);
+        SafeFileHandle handle = ReadableFile.Open(path, out length);
+        charge = run.ReadSettings.BudgetCharge(length);
+        return handle;
     }
 
     /// <summary>Reads a file opened elsewhere, whose <paramref name="charge"/> is taken, and publishes it.</summary>
@@ -105,9 +108,8 @@ internal static class BlockingReads
         {
             if (handle is null)
             {
-                run.CheckName(index, path);
-                handle = ReadableFile.Open(path, out length);
-                charge = Acquire(run, index, handle, length);
+                handle = Open(run, index, path, out length, out charge);
+                Acquire(run, index, handle, charge);
             }
 
             contents = Read(run, index, path, handle, length, ref charge);
@@ -133,13 +135,11 @@ internal static class BlockingReads
     }
 
     /// <summary>Takes the file's bytes from the budget, waiting until they fit; closes the file if the load stops meanwhile.</summary>
-    private static long Acquire(LoadRun run, int index, SafeFileHandle handle, long length)
+    private static void Acquire(LoadRun run, int index, SafeFileHandle handle, long charge)
     {
         try
         {
-            long charge = run.ReadSettings.BudgetCharge(length);
             run.Budget.Acquire(charge, index, run.StopToken);
-            return charge;
         }
         catch
         {

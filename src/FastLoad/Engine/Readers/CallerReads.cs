@@ -32,10 +32,8 @@ internal sealed class CallerReads(LoadRun run) : ConsumerThreadReader
         string path = run.PathAt(index);
         try
         {
-            run.CheckName(index, path);
-            _handle = ReadableFile.Open(path, out _length);
+            _handle = BlockingReads.Open(run, index, path, out _length, out _charge);
             _index = index;
-            _charge = run.ReadSettings.BudgetCharge(_length);
         }
         catch (Exception ex)
         {

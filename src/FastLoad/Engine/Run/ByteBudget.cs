@@ -64,22 +64,9 @@ internal sealed class ByteBudget
     /// <exception cref="OperationCanceledException"><see cref="Stop"/> was called while waiting.</exception>
     public void Acquire(long bytes, int index, CancellationToken cancellationToken)
     {
-        Waiter waiter;
-        lock (_gate)
+        if (TakeOrQueue(bytes, index, asynchronous: false, cancellationToken) is not { } waiter)
         {
-            if ((_first is null && Fits(bytes)) || index == _due)
-            {
-                Take(bytes);
-                return;
-            }
-
-            if (_stopped)
-            {
-                throw Stopped(cancellationToken);
-            }
-
-            waiter = new Waiter(bytes, index);
-            Enqueue(waiter);
+            return;
         }
 
         lock (waiter)
@@ -102,42 +89,16 @@ internal sealed class ByteBudget
     /// Takes <paramref name="bytes"/> for the file at <paramref name="index"/> as <see cref="Acquire"/> does, waiting
     /// without a thread: for reads on the shared thread pool, whose threads the consumer may need to free the bytes.
     /// </summary>
-    /// <exception cref="OperationCanceledException"><see cref="Stop"/> was called while waiting.</exception>
-    public Task AcquireAsync(long bytes, int index, CancellationToken cancellationToken)
-    {
-        Waiter waiter;
-        lock (_gate)
-        {
-            if ((_first is null && Fits(bytes)) || index == _due)
-            {
-                Take(bytes);
-                return Task.CompletedTask;
-            }
-
-            if (_stopped)
-            {
-                return Task.FromException(Stopped(cancellationToken));
-            }
-
-            waiter = new Waiter(bytes, index) { Signal = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously) };
-            Enqueue(waiter);
-        }
-
-        return WaitAsync(waiter, cancellationToken);
-    }
+    /// <exception cref="OperationCanceledException"><see cref="Stop"/> was called before or while waiting.</exception>
+    public Task AcquireAsync(long bytes, int index, CancellationToken cancellationToken) =>
+        TakeOrQueue(bytes, index, asynchronous: true, cancellationToken) is { } waiter ? WaitAsync(waiter, cancellationToken) : Task.CompletedTask;
 
     /// <summary>Takes <paramref name="bytes"/> if they fit now, ahead of no waiter; never waits.</summary>
     public bool TryAcquire(long bytes, int index)
     {
         lock (_gate)
         {
-            if ((_first is null && Fits(bytes)) || index == _due)
-            {
-                Take(bytes);
-                return true;
-            }
-
-            return false;
+            return TryTakeLocked(bytes, index);
         }
     }
 
@@ -212,6 +173,43 @@ internal sealed class ByteBudget
             Pulse(waiters);
             waiters = next;
         }
+    }
+
+    /// <summary>Takes the bytes if they may go now; otherwise puts a waiter for them in line and returns it.</summary>
+    /// <exception cref="OperationCanceledException">The budget was stopped.</exception>
+    private Waiter? TakeOrQueue(long bytes, int index, bool asynchronous, CancellationToken cancellationToken)
+    {
+        lock (_gate)
+        {
+            if (TryTakeLocked(bytes, index))
+            {
+                return null;
+            }
+
+            if (_stopped)
+            {
+                throw Stopped(cancellationToken);
+            }
+
+            var waiter = new Waiter(bytes, index)
+            {
+                Signal = asynchronous ? new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously) : null,
+            };
+            Enqueue(waiter);
+            return waiter;
+        }
+    }
+
+    /// <summary>Takes the bytes when nobody waits ahead and they fit, or when they are the due file's.</summary>
+    private bool TryTakeLocked(long bytes, int index)
+    {
+        if ((_first is null && Fits(bytes)) || index == _due)
+        {
+            Take(bytes);
+            return true;
+        }
+
+        return false;
     }
 
     private async Task WaitAsync(Waiter waiter, CancellationToken cancellationToken)
