@@ -115,8 +115,9 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
             return null;
         }
 
-        // An open or a read, and a close, per file can be waiting at once.
-        IoUring? ring = IoUring.TryCreate((uint)(2 * depth), out refusal);
+        // An open or a read, and a close, per file can be waiting at once. Sized for the deepest ring a load makes by
+        // default, so that any later load can take it over (IoUring.Rent).
+        IoUring? ring = IoUring.Rent((uint)(2 * Math.Max(depth, MaxDepth)), out refusal);
         return ring is null ? null : new RingReader(run, ring, depth);
     }
 
@@ -189,7 +190,8 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
 
     /// <summary>
     /// Stops, waits for everything in the kernel (it writes into the buffers until it completes, and closes
-    /// descriptors), returns every buffer and descriptor it still holds, and closes the ring.
+    /// descriptors), returns every buffer and descriptor it still holds, and gives the ring back: kept open for the
+    /// process's next load when drained (<see cref="IoUring.Return"/>), closed otherwise.
     /// </summary>
     public override void Dispose()
     {
@@ -224,7 +226,16 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
                 }
             }
 
-            _ring.Dispose();
+            // Drained (the loop above ended rather than threw): the ring can serve the process's next load.
+            if (_inKernel + _closesInKernel == 0)
+            {
+                _ring.Return();
+            }
+            else
+            {
+                _ring.Dispose();
+            }
+
             _paths.Dispose();
             lock (_slots)
             {

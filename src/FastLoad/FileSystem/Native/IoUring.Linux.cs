@@ -5,7 +5,9 @@ namespace FastLoad.FileSystem;
 /// <summary>
 /// One io_uring instance (Linux 5.6 and later): requests are written into a ring shared with the kernel, submitted
 /// together with one system call, and their results read back from a second ring without one. Not thread-safe: one
-/// thread at a time submits and reaps. Requests are opens, reads and closes; the kernel runs many at once.
+/// thread at a time submits and reaps. Requests are opens, reads and closes; the kernel runs many at once. Rings are
+/// rented and returned (<see cref="Rent"/>, <see cref="Return"/>, thread-safe) so that the process's later loads reuse
+/// them.
 /// </summary>
 internal sealed unsafe class IoUring : IDisposable
 {
@@ -25,6 +27,13 @@ internal sealed unsafe class IoUring : IDisposable
     private readonly uint* _cqTail;
     private readonly uint _cqMask;
     private readonly Interop.IoUringCqe* _cqes;
+
+    // Rings kept open between loads. Creating one (the system call, its probe, three mappings) and closing it (the
+    // kernel tears a ring down on a worker, on another core) cost a warm later load more than its reads. A load uses
+    // at most one ring per core, and at most 16 (RingReader's depth over its least depth per ring).
+    private static readonly object IdleGate = new();
+    private static readonly IoUring?[] Idle = new IoUring?[Math.Min(Environment.ProcessorCount, 16)];
+    private static int s_idleCount;
 
     private uint _localTail;
     private uint _unsubmitted;
@@ -109,6 +118,64 @@ internal sealed unsafe class IoUring : IDisposable
         }
 
         return new IoUring(fd, parameters, sqRing, sqRingSize, cqRing, singleMap ? 0 : cqRingSize, sqes, sqesSize);
+    }
+
+    /// <summary>Rings kept open for the next <see cref="Rent"/>: each holds a descriptor and a few pages of the kernel's.</summary>
+    public static int IdleCount
+    {
+        get
+        {
+            lock (IdleGate)
+            {
+                return s_idleCount;
+            }
+        }
+    }
+
+    /// <summary>
+    /// A ring of at least <paramref name="entries"/> submission entries: one an earlier load gave back
+    /// (<see cref="Return"/>) or, when none is kept, a new one (<see cref="TryCreate"/>). Thread-safe.
+    /// </summary>
+    public static IoUring? Rent(uint entries, out string? refusal)
+    {
+        lock (IdleGate)
+        {
+            for (int i = s_idleCount - 1; i >= 0; i--)
+            {
+                IoUring ring = Idle[i]!;
+                if (ring.SubmissionEntries >= entries)
+                {
+                    Idle[i] = Idle[--s_idleCount];
+                    Idle[s_idleCount] = null;
+                    refusal = null;
+                    return ring;
+                }
+            }
+        }
+
+        return TryCreate(entries, out refusal);
+    }
+
+    /// <summary>
+    /// Gives a rented ring back: kept for the next <see cref="Rent"/> when nothing of its work is left (every request
+    /// submitted, every result consumed) and fewer than one per core are kept; closed otherwise. The caller must have
+    /// waited for all it submitted: a ring kept with a request in the kernel would write into memory returned since.
+    /// </summary>
+    public void Return()
+    {
+        if (!_disposed && _unsubmitted == 0 && !TryPeek(out _, out _))
+        {
+            lock (IdleGate)
+            {
+                if (s_idleCount < Idle.Length)
+                {
+                    Idle[s_idleCount++] = this;
+                    return;
+                }
+            }
+        }
+
+        Dispose();
     }
 
     /// <summary>Writes an open of <paramref name="path"/> (NUL-terminated, kept alive until its completion); its result is the descriptor.</summary>
