@@ -1,3 +1,4 @@
+using FastLoad.Engine;
 using FastLoad.Tests.Infrastructure;
 
 namespace FastLoad.Tests.Loading;
@@ -218,9 +219,9 @@ public class CancellationTests : TempDirectoryTestBase
         var loader = new FileLoader(new FileLoaderOptions { BufferPool = pool });
         using var cancel = new CancellationTokenSource();
 
-        // Fewer files than the load's window of files claimed and not handed over, so that every one can be read
-        // while the consumer holds the first.
-        string[] paths = Directory.GetFiles(Root, "*", SearchOption.AllDirectories)[..100];
+        // No more files than a ring reads at once while they are cached, and fewer than the load's window of files
+        // claimed and not handed over, so that every one can be read while the consumer holds the first.
+        string[] paths = Directory.GetFiles(Root, "*", SearchOption.AllDirectories)[..RingReader.CachedDepth];
         int fileCount = paths.Length;
         int calls = 0;
 

@@ -1,4 +1,6 @@
 using FastLoad.Engine;
+using FastLoad.FileSystem;
+using FastLoad.Shared;
 using FastLoad.Tests.Infrastructure;
 
 namespace FastLoad.Tests.Loading;
@@ -66,6 +68,55 @@ public class RingReaderTests : TempDirectoryTestBase
         Assert.Equal(expected, summary.DegreeOfParallelism);
         Assert.Equal([expected], summary.ParallelismHistory);
         Assert.InRange(summary.PeakConcurrentReads, 1, expected);
+    }
+
+    [IoUringFact]
+    public async Task Load_CachedFiles_ReadsAFewAtOnceAndHoldsAFewBuffersAhead()
+    {
+        List<string> paths = [.. Enumerable.Range(0, 100).Select(i => WriteFile($"f{i:D3}.bin", 3000 + i, seed: i))];
+        var pool = new CountingPool();
+        int peakOutstanding = 0;
+        pool.OnRent = _ => InterlockedMax.TryRaise(ref peakOutstanding, pool.Outstanding);
+        int next = 0;
+
+        // Just written: every page is cached, so no read waits for the device and the ring stays shallow.
+        LoadSummary summary = await new FileLoader(new FileLoaderOptions { BufferPool = pool, Ordering = LoadOrdering.Input }).LoadAsync(
+            FileSet.FromPaths(paths),
+            (file, _) =>
+            {
+                Assert.Equal(Contents(3000 + next, next++), file.Data.ToArray());
+                return ValueTask.CompletedTask;
+            });
+
+        Assert.Equal(100, summary.FileCount);
+        Assert.Equal(100, summary.DegreeOfParallelism); // What the ring may read at once once it waits for the device.
+        Assert.InRange(summary.PeakConcurrentReads, 1, RingReader.CachedDepth);
+        Assert.InRange(peakOutstanding, 1, (2 * RingReader.CachedDepth) + 1); // The narrow delivery window, and the file the consumer holds.
+        pool.AssertAllReturned();
+    }
+
+    [IoUringFact]
+    public async Task Load_FilesOnTheDevice_ReadsAtTheWholeDepthOnceTheRingWaits()
+    {
+        List<string> paths = [.. Enumerable.Range(0, 100).Select(i => WriteFile($"f{i:D3}.bin", 3000 + i, seed: i))];
+        foreach (string path in paths)
+        {
+            PageCache.Evict(path);
+        }
+
+        Assert.SkipWhen(PageCache.GetResidentBytes(paths[0]) > 0, "The temporary folder's file system keeps files cached (tmpfs): no read waits for a device.");
+        var seen = new bool[paths.Count];
+
+        LoadSummary summary = await new FileLoader().LoadAsync(FileSet.FromPaths(paths), (file, _) =>
+        {
+            Assert.Equal(Contents(3000 + file.Index, file.Index), file.Data.ToArray());
+            seen[file.Index] = true;
+            return ValueTask.CompletedTask;
+        });
+
+        Assert.All(seen, Assert.True);
+        Assert.Equal(100, summary.FileCount);
+        Assert.InRange(summary.PeakConcurrentReads, RingReader.CachedDepth + 1, 100);
     }
 
     [LinuxFact("io_uring, refused by a test hook")]

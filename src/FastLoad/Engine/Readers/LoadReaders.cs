@@ -230,7 +230,12 @@ internal sealed class LoadReaders(LoadRun run)
 
         // Every ring is known before any starts: the one that settles the storage stops the others.
         Volatile.Write(ref _rings, rings);
-        run.OpenDeliveryWindow(Math.Max(MinDeliveryWindow, DeliveryWindowPerRead * total));
+
+        // The consumer's own ring, alone, reads cached files a few at a time between the files it hands over; helper
+        // rings on other cores need the whole window to stay ahead of the consumer (narrower, they wait to be woken
+        // for every few files).
+        int window = Math.Max(MinDeliveryWindow, DeliveryWindowPerRead * total);
+        run.OpenDeliveryWindow(window, rings.Length == 1 ? DeliveryWindowPerRead * Math.Min(total, RingReader.CachedDepth) : window);
         run.Logger?.LoadStarting(files, run.Files, null, kind, total, false);
 
         // A set the first ring takes in one go needs no description: the kernel has every request at once and orders

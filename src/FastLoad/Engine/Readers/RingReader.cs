@@ -10,7 +10,8 @@ namespace FastLoad.Engine;
 /// Reads a load's files through one io_uring ring, driven by one thread (Linux): it writes an open for each of up to
 /// <see cref="Depth"/> files, and as each open completes it asks the descriptor for the file's size (one <c>statx</c>),
 /// takes the bytes from the budget and writes the read and then the close. The kernel runs them all at once, so the
-/// device sees a deep queue without a thread per read. Cached data is copied during the submitting system call, on the
+/// device sees a deep queue without a thread per read; until a ring first waits for the device it keeps only
+/// <see cref="CachedDepth"/> files open, so that cached files reuse the blocks the consumer returns. Cached data is copied during the submitting system call, on the
 /// driving thread: a load gets a ring per core for that (see <see cref="LoadReaders"/>). A file the ring should not
 /// read (empty or pseudo files, large files with their own strategies) or a read the kernel could not do is read the
 /// ordinary way. Not thread-safe: the consumer's thread drives the first ring (<see cref="Drive"/>), a reader thread
@@ -26,6 +27,13 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
 
     /// <summary>A ring reads at least this many files at once: shallower, a submission carries too few requests to pay.</summary>
     internal const int MinDepthPerRing = 8;
+
+    /// <summary>
+    /// Files a ring keeps open at once until it first waits for the device. Cached files are copied during the
+    /// submission whatever the depth, and a few at a time let the consumer hand back blocks that the next files are
+    /// read into: fresh memory costs a page fault a page, more than copying a small file.
+    /// </summary>
+    internal const int CachedDepth = 16;
 
     // Room for a path and its NUL in each slot; a longer path (rare: PATH_MAX is 4096) is opened the ordinary way.
     private const int PathCapacity = 1024;
@@ -45,6 +53,9 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     private int _closesInKernel;
     private volatile int _depth;
     private volatile bool _claiming = true;
+    private bool _waitedForDevice;
+    private int _readsUnsubmitted;
+    private int _readsInKernel;
     private bool _parallelismCounted;
     private SettleAt _settle;
     private bool _disposing;
@@ -79,6 +90,9 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
 
     /// <summary>Whether the kernel has posted results not yet handled (a read of shared memory, no system call).</summary>
     public override bool HasResults => !_disposed && _ring.TryPeek(out _, out _);
+
+    /// <summary>Files read at once now: <see cref="CachedDepth"/> at most until a read waits for the device.</summary>
+    private int ReadsAllowed => _waitedForDevice ? _depth : Math.Min(_depth, CachedDepth);
 
     /// <summary>Slots holding a file: opening, waiting for the budget, or reading.</summary>
     private int InUse => _slots.Length - _freeCount;
@@ -159,6 +173,14 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
         while (_ring.Unsubmitted > 0 || (wait && !waited && done == 0 && _inKernel > 0))
         {
             bool block = _ring.Unsubmitted == 0;
+            if (block && !_waitedForDevice)
+            {
+                // Nothing finished during the submissions (opens can wait for the device too): read at full depth.
+                ReadAtFullDepth();
+                done += Refill();
+                continue;
+            }
+
             if (block)
             {
                 // Time this thread would spend waiting anyway: it starts the metrics' creation (no-op once started) and,
@@ -167,9 +189,17 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
                 SettleStorageOnce();
             }
 
-            _ring.Submit(block);
+            Submit(block);
             waited |= block;
-            done += Reap() + Refill();
+            done += Reap();
+            if (_readsInKernel > 0 && !_waitedForDevice)
+            {
+                // A cached file is copied during the submission of its read: one still in the kernel after it waits
+                // for the device.
+                ReadAtFullDepth();
+            }
+
+            done += Refill();
         }
 
         return done > 0 || _inKernel > 0;
@@ -300,7 +330,27 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
 
         // Woken once room for a batch of files is free, not once per file the consumer takes: a full window would
         // otherwise hand this thread and the consumer's a core back and forth per file.
-        return CanClaim && _run.WaitForDeliveryRoom(Math.Max(1, Math.Min(_depth / 2, _run.FilesLeft)));
+        return CanClaim && _run.WaitForDeliveryRoom(Math.Max(1, Math.Min(ReadsAllowed / 2, _run.FilesLeft)));
+    }
+
+    /// <summary>
+    /// From the first read that waits for the device on: the ring keeps its whole depth in the kernel, and the load its
+    /// whole delivery window, so that the device sees a deep queue while the consumer works.
+    /// </summary>
+    private void ReadAtFullDepth()
+    {
+        _waitedForDevice = true;
+        _run.WidenDeliveryWindow();
+    }
+
+    private void Submit(bool wait)
+    {
+        _ring.Submit(wait);
+        if (_ring.Unsubmitted == 0)
+        {
+            _readsInKernel += _readsUnsubmitted;
+            _readsUnsubmitted = 0;
+        }
     }
 
     private bool CanClaim => _claiming && !_run.StopToken.IsCancellationRequested && !_run.Readers.Retired;
@@ -324,7 +374,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     private int Refill()
     {
         int published = 0;
-        while (InUse < _depth && CanClaim && !_run.ReadAheadFull && _run.TryClaim(wait: false, out int index))
+        while (InUse < ReadsAllowed && CanClaim && !_run.ReadAheadFull && _run.TryClaim(wait: false, out int index))
         {
             published += Open(index);
         }
@@ -502,7 +552,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
             while (!_ring.TryRead(slot.Fd, (byte*)slot.Pin.Pointer, (uint)length, 0, UserData(slot.Number, OperationRead)))
             {
                 // Closes written since the last submission fill the queue: they go first.
-                _ring.Submit(wait: false);
+                Submit(wait: false);
             }
         }
         catch (Exception ex)
@@ -517,6 +567,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
 
         slot.State = SlotState.Reading;
         _inKernel++;
+        _readsUnsubmitted++;
         return 0;
     }
 
@@ -527,6 +578,16 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     /// <summary>A read completed: publishes the file, finishing a short read on this thread.</summary>
     private int ReadCompleted(Slot slot, int result)
     {
+        // Counts for telling cached files from the device's; a submission cut short leaves them rough, not wrong.
+        if (_readsInKernel > 0)
+        {
+            _readsInKernel--;
+        }
+        else if (_readsUnsubmitted > 0)
+        {
+            _readsUnsubmitted--;
+        }
+
         FileContents contents = slot.Contents!;
         slot.Pin.Dispose();
         slot.Pin = default;

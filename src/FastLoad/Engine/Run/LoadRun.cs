@@ -57,6 +57,7 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     private string[] _paths = [];
     private UndecodableNames? _undecodable;
     private SemaphoreSlim? _deliverySlots;
+    private int _deliverySlotsHeldBack;
     private CancellationTokenRegistration _stopRegistration;
     private ConsumerThreadReader? _consumerReader;
     private bool _started;
@@ -523,10 +524,29 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     /// Bounds the files claimed and not yet handed over (by count, beside the budget's bytes, so that a set of empty or
     /// failing files cannot pile up); with input order it is also the reorder window. Set by the readers before any claim.
     /// </summary>
-    internal void OpenDeliveryWindow(int files)
+    /// <param name="files">The window.</param>
+    /// <param name="whileCached">
+    /// The part of it open until a reader first waits for the device (<see cref="WidenDeliveryWindow"/>). While the files
+    /// come from the cache, reading far ahead of the consumer gains nothing and puts every file in a fresh buffer; a
+    /// narrow window lets the next files reuse the buffers the consumer hands back.
+    /// </param>
+    internal void OpenDeliveryWindow(int files, int whileCached = int.MaxValue)
     {
+        int open = Math.Min(files, whileCached);
         _ready = new DeliveryQueue(files, _inputOrder);
-        _deliverySlots = new SemaphoreSlim(files);
+        _deliverySlots = new SemaphoreSlim(open);
+        _deliverySlotsHeldBack = files - open;
+    }
+
+    /// <summary>Opens the whole delivery window once a reader waits for the device: reads ahead then keep it busy. Any thread.</summary>
+    internal void WidenDeliveryWindow()
+    {
+        int heldBack = Interlocked.Exchange(ref _deliverySlotsHeldBack, 0);
+        if (heldBack > 0)
+        {
+            _deliverySlots!.Release(heldBack);
+            WakeRoomWaiters();
+        }
     }
 
     /// <summary>Once every file is handed over, readers only have their loop to leave: waits for that without going asynchronous.</summary>
