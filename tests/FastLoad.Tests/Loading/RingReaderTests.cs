@@ -70,28 +70,34 @@ public class RingReaderTests : TempDirectoryTestBase
         Assert.InRange(summary.PeakConcurrentReads, 1, expected);
     }
 
-    [IoUringFact]
-    public async Task Load_CachedFiles_ReadsAFewAtOnceAndHoldsAFewBuffersAhead()
+    [IoUringTheory]
+    [InlineData(100)] // The consumer's ring alone.
+    [InlineData(600)] // And a helper ring per other core.
+    public async Task Load_CachedFiles_ReadsAFewAtOnceAndHoldsAFewBuffersAhead(int count)
     {
-        List<string> paths = [.. Enumerable.Range(0, 100).Select(i => WriteFile($"f{i:D3}.bin", 3000 + i, seed: i))];
-        var pool = new CountingPool();
+        List<string> paths = [.. Enumerable.Range(0, count).Select(i => WriteFile($"f{i:D3}.bin", 3000 + i, seed: i))];
+        var options = new FileLoaderOptions { BufferPool = new CountingPool() };
+        var pool = (CountingPool)options.BufferPool;
         int peakOutstanding = 0;
         pool.OnRent = _ => InterlockedMax.TryRaise(ref peakOutstanding, pool.Outstanding);
-        int next = 0;
+        int rings = RingReader.RingsFor(options, StorageKind.Unknown, count);
+        var seen = new bool[count];
 
-        // Just written: every page is cached, so no read waits for the device and the ring stays shallow.
-        LoadSummary summary = await new FileLoader(new FileLoaderOptions { BufferPool = pool, Ordering = LoadOrdering.Input }).LoadAsync(
-            FileSet.FromPaths(paths),
-            (file, _) =>
-            {
-                Assert.Equal(Contents(3000 + next, next++), file.Data.ToArray());
-                return ValueTask.CompletedTask;
-            });
+        // Just written: every page is cached, so no read waits for the device and the rings stay shallow.
+        LoadSummary summary = await new FileLoader(options).LoadAsync(FileSet.FromPaths(paths), (file, _) =>
+        {
+            Assert.Equal(Contents(3000 + file.Index, file.Index), file.Data.ToArray());
+            seen[file.Index] = true;
+            return ValueTask.CompletedTask;
+        });
 
-        Assert.Equal(100, summary.FileCount);
-        Assert.Equal(100, summary.DegreeOfParallelism); // What the ring may read at once once it waits for the device.
+        Assert.All(seen, Assert.True);
+        Assert.Equal(Math.Min(count, RingReader.MaxDepth), summary.DegreeOfParallelism); // What the rings may read at once from the device.
         Assert.InRange(summary.PeakConcurrentReads, 1, RingReader.CachedDepth);
-        Assert.InRange(peakOutstanding, 1, (2 * RingReader.CachedDepth) + 1); // The narrow delivery window, and the file the consumer holds.
+
+        // The narrow delivery window (files claimed and not handed over), and the file the consumer holds.
+        int window = rings == 1 ? 2 * RingReader.CachedDepth : 4 * RingReader.CachedDepth * rings;
+        Assert.InRange(peakOutstanding, 1, window + 1);
         pool.AssertAllReturned();
     }
 

@@ -24,6 +24,9 @@ internal sealed class LoadReaders(LoadRun run)
     private const int DeliveryWindowPerRead = 2;
     private const int MinDeliveryWindow = 64;
 
+    // The same for a load's cached reads when helper rings read on other cores (StartRings).
+    private const int HelperDeliveryWindowPerRead = 4;
+
     private RingReader[]? _rings;
     private DirectReaders? _direct;
     private Pipeline? _pipeline;
@@ -231,11 +234,15 @@ internal sealed class LoadReaders(LoadRun run)
         // Every ring is known before any starts: the one that settles the storage stops the others.
         Volatile.Write(ref _rings, rings);
 
-        // The consumer's own ring, alone, reads cached files a few at a time between the files it hands over; helper
-        // rings on other cores need the whole window to stay ahead of the consumer (narrower, they wait to be woken
-        // for every few files).
+        // Until a read waits for the device, the files are cached and a narrow window lets the next ones reuse the
+        // blocks the consumer hands back. The consumer's own ring, alone, reads them a few at a time between the files
+        // it hands over; helper rings on other cores need more room to stay ahead of the consumer: with two files per
+        // read they would wait to be woken every few files.
         int window = Math.Max(MinDeliveryWindow, DeliveryWindowPerRead * total);
-        run.OpenDeliveryWindow(window, rings.Length == 1 ? DeliveryWindowPerRead * Math.Min(total, RingReader.CachedDepth) : window);
+        int cachedWindow = rings.Length == 1
+            ? DeliveryWindowPerRead * Math.Min(total, RingReader.CachedDepth)
+            : HelperDeliveryWindowPerRead * RingReader.CachedDepth * rings.Length;
+        run.OpenDeliveryWindow(window, cachedWindow);
         run.Logger?.LoadStarting(files, run.Files, null, kind, total, false);
 
         // A set the first ring takes in one go needs no description: the kernel has every request at once and orders
