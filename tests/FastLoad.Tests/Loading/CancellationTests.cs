@@ -219,9 +219,9 @@ public class CancellationTests : TempDirectoryTestBase
         var loader = new FileLoader(new FileLoaderOptions { BufferPool = pool });
         using var cancel = new CancellationTokenSource();
 
-        // No more files than a ring reads at once while they are cached, and fewer than the load's window of files
-        // claimed and not handed over, so that every one can be read while the consumer holds the first.
-        string[] paths = Directory.GetFiles(Root, "*", SearchOption.AllDirectories)[..RingReader.CachedDepth];
+        // No more files than the load's window of files claimed and not handed over while they are cached (two per
+        // file the consumer's ring reads at once), so that every one can be read while the consumer holds the first.
+        string[] paths = Directory.GetFiles(Root, "*", SearchOption.AllDirectories)[..(2 * RingReader.CachedDepthAlone)];
         int fileCount = paths.Length;
         int calls = 0;
 

@@ -93,10 +93,10 @@ public class RingReaderTests : TempDirectoryTestBase
 
         Assert.All(seen, Assert.True);
         Assert.Equal(Math.Min(count, RingReader.MaxDepth), summary.DegreeOfParallelism); // What the rings may read at once from the device.
-        Assert.InRange(summary.PeakConcurrentReads, 1, RingReader.CachedDepth);
+        Assert.InRange(summary.PeakConcurrentReads, 1, rings == 1 ? RingReader.CachedDepthAlone : RingReader.CachedDepth);
 
         // The narrow delivery window (files claimed and not handed over), and the file the consumer holds.
-        int window = rings == 1 ? 2 * RingReader.CachedDepth : 4 * RingReader.CachedDepth * rings;
+        int window = rings == 1 ? 2 * RingReader.CachedDepthAlone : 4 * RingReader.CachedDepth * rings;
         Assert.InRange(peakOutstanding, 1, window + 1);
         pool.AssertAllReturned();
     }

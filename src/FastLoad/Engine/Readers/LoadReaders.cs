@@ -209,7 +209,8 @@ internal sealed class LoadReaders(LoadRun run)
         int files = run.PathCount;
         int count = RingReader.RingsFor(run.Options, kind, files);
         int total = RingReader.DepthFor(run.Options, kind, files);
-        RingReader? first = RingReader.TryCreate(run, RingReader.ShareOf(total, count, 0), out string? refusal);
+        int cachedDepth = count == 1 ? RingReader.CachedDepthAlone : RingReader.CachedDepth;
+        RingReader? first = RingReader.TryCreate(run, RingReader.ShareOf(total, count, 0), cachedDepth, out string? refusal);
         if (first is null)
         {
             run.Logger?.IoUringUnavailable(refusal!);
@@ -222,7 +223,7 @@ internal sealed class LoadReaders(LoadRun run)
         while (created < count)
         {
             // A ring the kernel refuses now (too many in the process) leaves its share to the others.
-            if (RingReader.TryCreate(run, RingReader.ShareOf(total, count, created), out _) is not { } helper)
+            if (RingReader.TryCreate(run, RingReader.ShareOf(total, count, created), cachedDepth, out _) is not { } helper)
             {
                 Array.Resize(ref rings, created);
                 break;
@@ -240,8 +241,8 @@ internal sealed class LoadReaders(LoadRun run)
         // read they would wait to be woken every few files.
         int window = Math.Max(MinDeliveryWindow, DeliveryWindowPerRead * total);
         int cachedWindow = rings.Length == 1
-            ? DeliveryWindowPerRead * Math.Min(total, RingReader.CachedDepth)
-            : HelperDeliveryWindowPerRead * RingReader.CachedDepth * rings.Length;
+            ? DeliveryWindowPerRead * Math.Min(total, cachedDepth)
+            : HelperDeliveryWindowPerRead * cachedDepth * rings.Length;
         run.OpenDeliveryWindow(window, cachedWindow);
         run.Logger?.LoadStarting(files, run.Files, null, kind, total, false);
 

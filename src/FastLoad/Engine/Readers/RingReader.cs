@@ -10,12 +10,13 @@ namespace FastLoad.Engine;
 /// Reads a load's files through one io_uring ring, driven by one thread (Linux): it writes an open for each of up to
 /// <see cref="Depth"/> files, and as each open completes it asks the descriptor for the file's size (one <c>statx</c>),
 /// takes the bytes from the budget and writes the read and then the close. The kernel runs them all at once, so the
-/// device sees a deep queue without a thread per read; until a ring first waits for the device it keeps only
-/// <see cref="CachedDepth"/> files open, so that cached files reuse the blocks the consumer returns. Cached data is copied during the submitting system call, on the
-/// driving thread: a load gets a ring per core for that (see <see cref="LoadReaders"/>). A file the ring should not
-/// read (empty or pseudo files, large files with their own strategies) or a read the kernel could not do is read the
-/// ordinary way. Not thread-safe: the consumer's thread drives the first ring (<see cref="Drive"/>), a reader thread
-/// each other one (<see cref="Run"/>); <see cref="Limit"/> and <see cref="StopClaiming"/> are for any thread.
+/// device sees a deep queue without a thread per read; until one of its reads waits for the device, a ring keeps only
+/// a few files open (<see cref="CachedDepth"/>), so that cached files reuse the blocks the consumer returns. Cached
+/// data is copied during the submitting system call, on the driving thread: a load gets a ring per core for that (see
+/// <see cref="LoadReaders"/>). A file the ring should not read (empty or pseudo files, large files with their own
+/// strategies) or a read the kernel could not do is read the ordinary way. Not thread-safe: the consumer's thread
+/// drives the first ring (<see cref="Drive"/>), a reader thread each other one (<see cref="Run"/>); <see cref="Limit"/>
+/// and <see cref="StopClaiming"/> are for any thread.
 /// </summary>
 internal sealed unsafe class RingReader : ConsumerThreadReader
 {
@@ -35,6 +36,13 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     /// </summary>
     internal const int CachedDepth = 16;
 
+    /// <summary>
+    /// <see cref="CachedDepth"/> for the consumer's ring when it reads a load alone: it reads between the files it hands
+    /// over, and smaller batches let more files reuse blocks. Helper rings need the larger batches to stay ahead of the
+    /// consumer without being woken every few files.
+    /// </summary>
+    internal const int CachedDepthAlone = 8;
+
     // Room for a path and its NUL in each slot; a longer path (rare: PATH_MAX is 4096) is opened the ordinary way.
     private const int PathCapacity = 1024;
 
@@ -53,6 +61,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     private int _closesInKernel;
     private volatile int _depth;
     private volatile bool _claiming = true;
+    private readonly int _cachedDepth;
     private bool _waitedForDevice;
     private int _readsUnsubmitted;
     private int _readsInKernel;
@@ -61,8 +70,9 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     private bool _disposing;
     private bool _disposed;
 
-    private RingReader(LoadRun run, IoUring ring, int depth)
+    private RingReader(LoadRun run, IoUring ring, int depth, int cachedDepth)
     {
+        _cachedDepth = cachedDepth;
         _run = run;
         _ring = ring;
         _depth = depth;
@@ -91,8 +101,8 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     /// <summary>Whether the kernel has posted results not yet handled (a read of shared memory, no system call).</summary>
     public override bool HasResults => !_disposed && _ring.TryPeek(out _, out _);
 
-    /// <summary>Files read at once now: <see cref="CachedDepth"/> at most until a read waits for the device.</summary>
-    private int ReadsAllowed => _waitedForDevice ? _depth : Math.Min(_depth, CachedDepth);
+    /// <summary>Files read at once now: a few (<see cref="CachedDepth"/>) until a read waits for the device.</summary>
+    private int ReadsAllowed => _waitedForDevice ? _depth : Math.Min(_depth, _cachedDepth);
 
     /// <summary>Slots holding a file: opening, waiting for the budget, or reading.</summary>
     private int InUse => _slots.Length - _freeCount;
@@ -121,7 +131,11 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     public static int ShareOf(int total, int rings, int ring) => (total / rings) + (ring < total % rings ? 1 : 0);
 
     /// <summary>A reader for <paramref name="run"/>, or <see langword="null"/> with the reason where the kernel offers no ring.</summary>
-    public static RingReader? TryCreate(LoadRun run, int depth, out string? refusal)
+    /// <param name="run">The load.</param>
+    /// <param name="depth">Files read at once once a read waits for the device.</param>
+    /// <param name="cachedDepth">Files read at once before (<see cref="CachedDepth"/> or <see cref="CachedDepthAlone"/>).</param>
+    /// <param name="refusal">Why the kernel offers no ring.</param>
+    public static RingReader? TryCreate(LoadRun run, int depth, int cachedDepth, out string? refusal)
     {
         if (run.Hooks.SimulateRingRefusal)
         {
@@ -132,7 +146,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
         // An open or a read, and a close, per file can be waiting at once. Sized for the deepest ring a load makes by
         // default, so that any later load can take it over (IoUring.Rent).
         IoUring? ring = IoUring.Rent((uint)(2 * Math.Max(depth, MaxDepth)), out refusal);
-        return ring is null ? null : new RingReader(run, ring, depth);
+        return ring is null ? null : new RingReader(run, ring, depth, cachedDepth);
     }
 
     /// <summary>Lowers the files read at once (a spinning disk wants few); files already started finish. Any thread.</summary>
