@@ -96,7 +96,7 @@ public class RingReaderTests : TempDirectoryTestBase
         Assert.InRange(summary.PeakConcurrentReads, 1, rings == 1 ? RingReader.CachedDepthAlone : RingReader.CachedDepth);
 
         // The narrow delivery window (files claimed and not handed over), and the file the consumer holds.
-        int window = rings == 1 ? 2 * RingReader.CachedDepthAlone : 4 * RingReader.CachedDepth * rings;
+        int window = rings == 1 ? RingReader.CachedDepthAlone : 4 * RingReader.CachedDepth * rings;
         Assert.InRange(peakOutstanding, 1, window + 1);
         pool.AssertAllReturned();
     }

@@ -236,12 +236,12 @@ internal sealed class LoadReaders(LoadRun run)
         Volatile.Write(ref _rings, rings);
 
         // Until a read waits for the device, the files are cached and a narrow window lets the next ones reuse the
-        // blocks the consumer hands back. The consumer's own ring, alone, reads them a few at a time between the files
-        // it hands over; helper rings on other cores need more room to stay ahead of the consumer: with two files per
-        // read they would wait to be woken every few files.
+        // blocks the consumer hands back. The consumer's own ring, alone, reads a batch and hands it over before it
+        // reads the next: the window is the batch. Helper rings on other cores need room to stay ahead of the
+        // consumer: with two files per read they would wait to be woken every few files.
         int window = Math.Max(MinDeliveryWindow, DeliveryWindowPerRead * total);
         int cachedWindow = rings.Length == 1
-            ? DeliveryWindowPerRead * Math.Min(total, cachedDepth)
+            ? Math.Min(total, cachedDepth)
             : HelperDeliveryWindowPerRead * cachedDepth * rings.Length;
         run.OpenDeliveryWindow(window, cachedWindow);
         run.Logger?.LoadStarting(files, run.Files, null, kind, total, false);
