@@ -49,38 +49,38 @@ internal sealed partial class ManifestReplay(StartupManifest manifest, long budg
     /// </summary>
     private static StartupManifestFile[] InFirstUseOrder(StartupManifestFile[] files)
     {
-        var ordered = new StartupManifestFile[files.Length];
-        var names = new string?[files.Length]; // null once placed
+        // Each file's place: its name's in the runtime's load order, then CoreLib's folder, then the rest.
+        int coreFolderRank = RuntimeCoreInLoadOrder.Length, otherRank = coreFolderRank + 1;
+        var ranks = new int[files.Length];
+        string? coreFolder = null;
         for (int i = 0; i < files.Length; i++)
         {
-            names[i] = Path.GetFileName(files[i].Path);
-        }
-
-        int count = 0;
-        string? coreFolder = null;
-        foreach (string name in RuntimeCoreInLoadOrder)
-        {
-            for (int i = 0; i < files.Length; i++)
+            string name = Path.GetFileName(files[i].Path);
+            int core = Array.IndexOf(RuntimeCoreInLoadOrder, name);
+            ranks[i] = core >= 0 ? core : otherRank;
+            if (name == "System.Private.CoreLib.dll")
             {
-                if (names[i] == name)
-                {
-                    names[i] = null;
-                    ordered[count++] = files[i];
-                    if (name == "System.Private.CoreLib.dll")
-                    {
-                        coreFolder ??= Path.GetDirectoryName(files[i].Path);
-                    }
-                }
+                coreFolder ??= Path.GetDirectoryName(files[i].Path);
             }
         }
 
-        for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < files.Length; i++)
+        {
+            if (ranks[i] == otherRank && coreFolder is not null && Path.GetDirectoryName(files[i].Path) == coreFolder)
+            {
+                ranks[i] = coreFolderRank;
+            }
+        }
+
+        // By rank, and in manifest order within one.
+        var ordered = new StartupManifestFile[files.Length];
+        int count = 0;
+        for (int rank = 0; rank <= otherRank; rank++)
         {
             for (int i = 0; i < files.Length; i++)
             {
-                if (names[i] is not null && (pass == 1 || (coreFolder is not null && Path.GetDirectoryName(files[i].Path) == coreFolder)))
+                if (ranks[i] == rank)
                 {
-                    names[i] = null;
                     ordered[count++] = files[i];
                 }
             }
