@@ -29,8 +29,9 @@ internal sealed unsafe class IoUring : IDisposable
     private readonly Interop.IoUringCqe* _cqes;
 
     // Rings kept open between loads. Creating one (the system call, its probe, three mappings) and closing it (the
-    // kernel tears a ring down on a worker, on another core) cost a warm later load more than its reads. A load uses
-    // at most one ring per core, and at most 16 (RingReader's depth over its least depth per ring).
+    // kernel tears a ring down on a worker, on another core) cost a warm later load 15-19% of its time
+    // (docs/startup.md). A load uses at most one ring per core, and at most 16 (RingReader's depth over its least
+    // depth per ring).
     private static readonly object IdleGate = new();
     private static readonly IoUring?[] Idle = new IoUring?[Math.Min(Environment.ProcessorCount, 16)];
     private static int s_idleCount;
