@@ -46,7 +46,8 @@ public class MetricsTests : TempDirectoryTestBase
         using ServiceProvider provider = new ServiceCollection().AddMetrics().BuildServiceProvider();
         var factory = provider.GetRequiredService<IMeterFactory>();
         using var parallelism = new MetricCollector<long>(factory, FastLoadMetrics.MeterName, FastLoadMetrics.Parallelism);
-        using var loadReturned = new ManualResetEventSlim();
+        // Not disposed: the describing thread may come to its wait only after this test is over.
+        var loadReturned = new ManualResetEventSlim();
         var hooks = new LoadTestHooks { OnDescribeDevice = () => loadReturned.Wait(TimeSpan.FromSeconds(30)) };
         var loader = new FileLoader(new FileLoaderOptions { Scheduling = IoScheduling.DedicatedThreads }, hooks, meterFactory: factory);
 

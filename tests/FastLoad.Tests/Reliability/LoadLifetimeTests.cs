@@ -1,4 +1,5 @@
 using System.Runtime.CompilerServices;
+using FastLoad.Engine;
 using FastLoad.Tests.Infrastructure;
 
 namespace FastLoad.Tests.Reliability;
@@ -35,6 +36,43 @@ public class LoadLifetimeTests : TempDirectoryTestBase
 
         await Assert.ThrowsAsync<ObjectDisposedException>(async () => await files.MoveNextAsync());
         await files.DisposeAsync(); // Again: nothing to do.
+    }
+
+    [Fact]
+    public async Task Load_FailsAfterItWasDisposed_LogsTheErrorAndTheProcessGoesOn()
+    {
+        // The first reader thread describes the storage without holding the load up, so it can still be at it once the
+        // load is over and released; what fails there has nobody left to tell, and must not end the process.
+        var logs = new FakeLogCollector();
+        using var loggerFactory = new LoggerFactory([new FakeLoggerProvider(logs)]);
+        var loadReturned = new ManualResetEventSlim(); // Not disposed: the describing thread waits on it after the load.
+        var hooks = new LoadTestHooks
+        {
+            OnDescribeDevice = () =>
+            {
+                loadReturned.Wait(NoHang);
+                throw new InvalidOperationException("The storage could not be described.");
+            },
+        };
+        var loader = new FileLoader(new FileLoaderOptions { Scheduling = IoScheduling.DedicatedThreads }, hooks, loggerFactory);
+
+        LoadSummary summary;
+        try
+        {
+            summary = await loader.LoadAsync(FileSet.FromDirectory(Root), (_, _) => ValueTask.CompletedTask);
+        }
+        finally
+        {
+            loadReturned.Set();
+        }
+
+        Assert.Equal(FileCount, summary.FileCount);
+        Assert.True(
+            SpinWait.SpinUntil(() => logs.GetSnapshot().Any(entry => entry.Id.Id == FastLoadEventId.LoadFailedAfterDispose), NoHang),
+            "the late failure was not logged");
+        FakeLogRecord logged = logs.GetSnapshot().Single(entry => entry.Id.Id == FastLoadEventId.LoadFailedAfterDispose);
+        Assert.Equal(LogLevel.Warning, logged.Level);
+        Assert.Equal("The storage could not be described.", Assert.IsType<InvalidOperationException>(logged.Exception).Message);
     }
 
     [LinuxTheory("/proc/self/fd")]

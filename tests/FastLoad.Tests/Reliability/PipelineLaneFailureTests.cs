@@ -1,3 +1,4 @@
+using System.Runtime.InteropServices;
 using FastLoad.Engine;
 using FastLoad.Tests.Infrastructure;
 
@@ -9,6 +10,8 @@ namespace FastLoad.Tests.Reliability;
 /// </summary>
 public sealed class PipelineLaneFailureTests : TempDirectoryTestBase
 {
+    private static readonly TimeSpan NoHang = TimeSpan.FromSeconds(30);
+
     private readonly string _memory = Path.Combine(MemoryBackedTempPath, "fastload-lanes-" + Guid.NewGuid().ToString("N"));
 
     [LinuxFact] // Two devices: the temporary folder's disk and /dev/shm's memory.
@@ -66,7 +69,22 @@ public sealed class PipelineLaneFailureTests : TempDirectoryTestBase
         // Physical order: the pipeline reads the whole set, each lane on threads of its own.
         var loader = new FileLoader(new FileLoaderOptions { PhysicalOrder = PhysicalOrder.On, BufferPool = pool }, hooks);
 
-        var error = await Assert.ThrowsAsync<InvalidOperationException>(() => Loads.CollectAsync(loader, FileSet.FromPaths(paths)));
+        // The enumerator is held for the whole load: a load whose readers all wait for nothing is unreachable, and its
+        // enumerator's finalizer would stop it, hiding the hang (a lane waited for the slots of files its failed block
+        // had dropped).
+        IAsyncEnumerator<LoadedFile> files = loader.LoadAsync(FileSet.FromPaths(paths)).GetAsyncEnumerator();
+        GCHandle held = GCHandle.Alloc(files);
+        InvalidOperationException error;
+        try
+        {
+            error = await Assert.ThrowsAsync<InvalidOperationException>(() => ReadAllAsync(files).WaitAsync(NoHang));
+        }
+        finally
+        {
+            await files.DisposeAsync();
+            held.Free();
+        }
+
         Volatile.Write(ref loadEnded, 1);
 
         // Long enough for the disk's reads then in flight (50 ms each) to have gone on, had the load not waited for them.
@@ -74,6 +92,14 @@ public sealed class PipelineLaneFailureTests : TempDirectoryTestBase
         Assert.Equal("The memory lane failed.", error.Message);
         Assert.Equal(0, Volatile.Read(ref readsAfterTheEnd));
         pool.AssertAllReturned();
+    }
+
+    private static async Task ReadAllAsync(IAsyncEnumerator<LoadedFile> files)
+    {
+        while (await files.MoveNextAsync())
+        {
+            files.Current.Dispose();
+        }
     }
 
     public new void Dispose()

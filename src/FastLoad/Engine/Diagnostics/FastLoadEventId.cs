@@ -21,6 +21,12 @@ public static class FastLoadEventId
     /// <summary>The kernel offers no io_uring (too old, or forbidden by a sandbox), so <see cref="IoScheduling.IoUring"/> reads on threads (Debug).</summary>
     public const int IoUringUnavailable = 1004;
 
+    /// <summary>
+    /// The load's own machinery failed after the load was disposed (the reader thread that describes the storage, say):
+    /// no consumer was left to see the error, which is a bug to report (Warning).
+    /// </summary>
+    public const int LoadFailedAfterDispose = 1005;
+
     /// <summary>A file loaded (Trace).</summary>
     public const int FileLoaded = 1100;
 

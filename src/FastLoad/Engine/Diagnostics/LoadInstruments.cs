@@ -175,19 +175,10 @@ internal sealed class LoadInstruments
     /// <summary>Unreachable as soon as it is made: its finalizer creates the instruments after the next collection.</summary>
     private sealed class CreateAfterCollection
     {
-        ~CreateAfterCollection()
-        {
-            try
-            {
-                CreateShared(TimeSpan.Zero);
-            }
-            catch (Exception)
-            {
-                // Nothing may escape a finalizer; without instruments, loads keep their totals pending.
-            }
-        }
+        ~CreateAfterCollection() => CreateShared(TimeSpan.Zero);
     }
 
+    /// <summary>Creates the process-wide instruments; never throws (it runs on the finalizer's thread or one of its own).</summary>
     private static void CreateShared(TimeSpan delay)
     {
         if (delay > TimeSpan.Zero)
@@ -195,14 +186,32 @@ internal sealed class LoadInstruments
             Thread.Sleep(delay);
         }
 
-        var instruments = new Instruments(new Meter(FastLoadMetrics.MeterName));
+        Instruments instruments;
+        try
+        {
+            instruments = new Instruments(new Meter(FastLoadMetrics.MeterName));
+        }
+        catch (Exception)
+        {
+            // A listener threw as an instrument was published: loads record nothing rather than keep measurements forever.
+            SharedPending.Discard();
+            return;
+        }
+
         lock (SharedGate)
         {
             Volatile.Write(ref s_shared, instruments);
         }
 
-        // Records made from now on go to the instruments; those made before are in the pending totals.
-        SharedPending.FlushTo(instruments);
+        try
+        {
+            // Records made from now on go to the instruments; those made before are in the pending totals.
+            SharedPending.FlushTo(instruments);
+        }
+        catch (Exception)
+        {
+            // A listener threw: the pending totals are lost to it, and later records go to the instruments all the same.
+        }
     }
 
     private sealed class Instruments(Meter meter)
@@ -230,12 +239,18 @@ internal sealed class LoadInstruments
         private int _count;
         private long _bytes;
         private long _failures;
+        private bool _discarded;
 
         /// <summary>Keeps one file's measurements; returns how many are kept, or 0 once flushed (the caller then records directly).</summary>
         public int Add(long bytes, double seconds)
         {
             lock (_gate)
             {
+                if (_discarded)
+                {
+                    return 0;
+                }
+
                 if (_durations is null)
                 {
                     // Flushed between the caller's check and now: the instruments exist.
@@ -262,6 +277,11 @@ internal sealed class LoadInstruments
         {
             lock (_gate)
             {
+                if (_discarded)
+                {
+                    return;
+                }
+
                 if (_durations is null)
                 {
                     s_shared!.FilesFailed.Add(1);
@@ -269,6 +289,16 @@ internal sealed class LoadInstruments
                 }
 
                 _failures++;
+            }
+        }
+
+        /// <summary>The instruments could not be created: nothing is kept from now on.</summary>
+        public void Discard()
+        {
+            lock (_gate)
+            {
+                _discarded = true;
+                _durations = null;
             }
         }
 

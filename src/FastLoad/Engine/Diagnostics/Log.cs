@@ -36,6 +36,11 @@ internal static partial class Log
     [MethodImpl(MethodImplOptions.NoInlining)]
     public static partial void IoUringUnavailable(this ILogger logger, string reason);
 
+    [LoggerMessage(EventId = FastLoadEventId.LoadFailedAfterDispose, Level = LogLevel.Warning,
+        Message = "The load failed after it was disposed; nobody was left to see the error")]
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static partial void LoadFailedAfterDispose(this ILogger logger, Exception exception);
+
     [LoggerMessage(EventId = FastLoadEventId.FileLoaded, Level = LogLevel.Trace, Message = "Loaded {Path} ({ByteCount} bytes)")]
     [MethodImpl(MethodImplOptions.NoInlining)]
     public static partial void FileLoaded(this ILogger logger, string path, long byteCount);

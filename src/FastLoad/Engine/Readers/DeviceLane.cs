@@ -122,9 +122,8 @@ internal sealed class DeviceLane
             }
             catch (Exception ex)
             {
-                // A read that threw faulted the block (reads never throw: this is a bug): the whole load stops now,
-                // rather than once the other lanes have read all theirs; the pipeline still waits for every lane's
-                // reads in flight before the load lets its buffers go.
+                // A read that threw faulted the block and stopped the load (FailLoad); failing it again keeps the first
+                // error. The pipeline still waits for every lane's reads in flight before the load lets its buffers go.
                 _run.Fail(ex);
                 throw;
             }
@@ -166,6 +165,11 @@ internal sealed class DeviceLane
             _run.Hooks.OnLaneRead?.Invoke(file.Path);
             bytes = BlockingReads.ReadAndPublish(_run, file.Index);
         }
+        catch (Exception ex)
+        {
+            FailLoad(ex);
+            throw;
+        }
         finally
         {
             _gate.Release();
@@ -183,6 +187,11 @@ internal sealed class DeviceLane
             _run.Hooks.OnLaneRead?.Invoke(file.Path);
             bytes = await BlockingReads.ReadAndPublishAsync(_run, file.Index).ConfigureAwait(false);
         }
+        catch (Exception ex)
+        {
+            FailLoad(ex);
+            throw;
+        }
         finally
         {
             _gate.Release();
@@ -190,6 +199,12 @@ internal sealed class DeviceLane
 
         Completed(bytes);
     }
+
+    /// <summary>
+    /// A read threw (reads never throw: this is a bug), which faults the block: the load stops at once. The block drops
+    /// the files it had accepted and not started, whose slots the feeder would otherwise wait for forever.
+    /// </summary>
+    private void FailLoad(Exception error) => _run.Fail(error);
 
     private void Completed(long bytes)
     {

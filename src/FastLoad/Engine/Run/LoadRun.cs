@@ -95,6 +95,9 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
             (true, false) => CancellationTokenSource.CreateLinkedTokenSource(cancellationToken),
             _ => new CancellationTokenSource(),
         };
+
+        // Kept: a disposed source throws from Token, and a thread the load does not wait for may still look at it.
+        StopToken = _stop.Token;
         _cancellationToken = cancellationToken;
         _enumeratorCancellationToken = enumeratorCancellationToken;
         _startTimestamp = Time.GetTimestamp();
@@ -119,7 +122,7 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     /// <summary>The readers of this load: which read it, and how many at once.</summary>
     public LoadReaders Readers { get; }
 
-    public CancellationToken StopToken => _stop.Token;
+    public CancellationToken StopToken { get; }
 
     public FileSet Files => _files;
 
@@ -347,7 +350,7 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
         {
             try
             {
-                _deliverySlots!.Wait(_stop.Token);
+                _deliverySlots!.Wait(StopToken);
             }
             catch (OperationCanceledException)
             {
@@ -489,23 +492,41 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
         exited?.TrySetResult();
     }
 
-    /// <summary>Stops the load because its machinery failed; the consumer sees <paramref name="error"/>.</summary>
+    /// <summary>
+    /// Stops the load because its machinery failed; the consumer sees <paramref name="error"/>. A load its consumer
+    /// disposed has nobody left to tell: the error is logged.
+    /// </summary>
     internal void Fail(Exception error)
     {
-        lock (_sync)
+        // Counted as a reader meanwhile: the caller may be a thread the load does not wait for (the one describing the
+        // storage), and the load's release disposes what is canceled here.
+        if (!ReaderStarted())
         {
-            _fault ??= error;
+            Logger?.LoadFailedAfterDispose(error);
+            return;
         }
 
-        WakeConsumer();
-        _stop.Cancel();
+        try
+        {
+            lock (_sync)
+            {
+                _fault ??= error;
+            }
+
+            WakeConsumer();
+            _stop.Cancel();
+        }
+        finally
+        {
+            ReaderExited();
+        }
     }
 
     private void Start()
     {
         _started = true;
         _paths = FilePlanner.Enumerate(_files, _cancellationToken, out _undecodable);
-        _stopRegistration = _stop.Token.UnsafeRegister(static state => ((LoadRun)state!).OnStopped(), this);
+        _stopRegistration = StopToken.UnsafeRegister(static state => ((LoadRun)state!).OnStopped(), this);
         if (_inputOrder)
         {
             Budget.SetDue(0);
@@ -717,7 +738,7 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
         _enumeratorCancellationToken.ThrowIfCancellationRequested();
         if (_stop.IsCancellationRequested)
         {
-            throw new OperationCanceledException(_stop.Token);
+            throw new OperationCanceledException(StopToken);
         }
     }
 }
