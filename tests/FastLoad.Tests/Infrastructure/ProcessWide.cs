@@ -16,7 +16,7 @@ public sealed class ProcessWide
     /// Open file descriptors of this process (the listing's own descriptor included, a constant), except those of
     /// assemblies: the runtime opens an assembly whenever it first needs one (a method recompiled at a higher tier
     /// in the middle of a test, say), and keeps it open for good. That is not a leak of ours. Nor are the io_uring rings
-    /// FastLoad keeps open between loads (<see cref="IoUring.IdleCount"/>, bounded by <c>IoUringTests</c>): a ring that
+    /// FastLoad keeps open between loads (<see cref="IoUring.IdleCount"/>, bounded by <c>IdleRingTests</c>): a ring that
     /// is neither kept nor closed is counted.
     /// </summary>
     public static int OpenDescriptors() =>

@@ -239,24 +239,22 @@ internal sealed class LoadInstruments
         private int _count;
         private long _bytes;
         private long _failures;
-        private bool _discarded;
 
         /// <summary>Keeps one file's measurements; returns how many are kept, or 0 once flushed (the caller then records directly).</summary>
         public int Add(long bytes, double seconds)
         {
             lock (_gate)
             {
-                if (_discarded)
-                {
-                    return 0;
-                }
-
                 if (_durations is null)
                 {
-                    // Flushed between the caller's check and now: the instruments exist.
-                    s_shared!.FilesRead.Add(1);
-                    s_shared.BytesRead.Add(bytes);
-                    s_shared.ReadDuration.Record(seconds);
+                    // Flushed between the caller's check and now (the instruments exist), or discarded (they never will).
+                    if (Volatile.Read(ref s_shared) is { } shared)
+                    {
+                        shared.FilesRead.Add(1);
+                        shared.BytesRead.Add(bytes);
+                        shared.ReadDuration.Record(seconds);
+                    }
+
                     return 0;
                 }
 
@@ -277,14 +275,9 @@ internal sealed class LoadInstruments
         {
             lock (_gate)
             {
-                if (_discarded)
-                {
-                    return;
-                }
-
                 if (_durations is null)
                 {
-                    s_shared!.FilesFailed.Add(1);
+                    Volatile.Read(ref s_shared)?.FilesFailed.Add(1);
                     return;
                 }
 
@@ -297,7 +290,6 @@ internal sealed class LoadInstruments
         {
             lock (_gate)
             {
-                _discarded = true;
                 _durations = null;
             }
         }
