@@ -87,6 +87,15 @@ internal sealed class DeviceLane
             ? new ActionBlock<PlannedFile>(ReadOneAsync, blockOptions)
             : new ActionBlock<PlannedFile>(ReadOne, blockOptions);
 
+        // A read that throws (reads never throw: this is a bug) faults the block, which drops the files it had accepted
+        // and not started: the feeder below would wait for their slots forever, so the fault stops the load at once.
+        _ = readBlock.Completion.ContinueWith(
+            static (completion, run) => ((LoadRun)run!).Fail(completion.Exception!.InnerException!),
+            _run,
+            CancellationToken.None,
+            TaskContinuationOptions.OnlyOnFaulted | TaskContinuationOptions.ExecuteSynchronously,
+            TaskScheduler.Default);
+
         _parallelismCounted = _run.Instruments.ParallelismChanged(_gate.Limit);
         try
         {
@@ -119,13 +128,6 @@ internal sealed class DeviceLane
             catch (OperationCanceledException)
             {
                 // The load was stopped; the reads in flight have finished and published their files.
-            }
-            catch (Exception ex)
-            {
-                // A read that threw faulted the block and stopped the load (FailLoad); failing it again keeps the first
-                // error. The pipeline still waits for every lane's reads in flight before the load lets its buffers go.
-                _run.Fail(ex);
-                throw;
             }
         }
     }
@@ -165,11 +167,6 @@ internal sealed class DeviceLane
             _run.Hooks.OnLaneRead?.Invoke(file.Path);
             bytes = BlockingReads.ReadAndPublish(_run, file.Index);
         }
-        catch (Exception ex)
-        {
-            FailLoad(ex);
-            throw;
-        }
         finally
         {
             _gate.Release();
@@ -187,11 +184,6 @@ internal sealed class DeviceLane
             _run.Hooks.OnLaneRead?.Invoke(file.Path);
             bytes = await BlockingReads.ReadAndPublishAsync(_run, file.Index).ConfigureAwait(false);
         }
-        catch (Exception ex)
-        {
-            FailLoad(ex);
-            throw;
-        }
         finally
         {
             _gate.Release();
@@ -199,12 +191,6 @@ internal sealed class DeviceLane
 
         Completed(bytes);
     }
-
-    /// <summary>
-    /// A read threw (reads never throw: this is a bug), which faults the block: the load stops at once. The block drops
-    /// the files it had accepted and not started, whose slots the feeder would otherwise wait for forever.
-    /// </summary>
-    private void FailLoad(Exception error) => _run.Fail(error);
 
     private void Completed(long bytes)
     {
