@@ -55,7 +55,8 @@ dotnet build samples/WarmStart -c Release -o "$data/ssd/warmstart" >/dev/null
 dotnet publish src/FastLoad.Cli -c Release -r "$rid" -o "$data/ssd/tool" >/dev/null
 manifest_name=WarmStart.startup-manifest
 
-# One timed run: evict (cold) or run once untimed (warm), then time the first answer; prints milliseconds.
+# One timed run: evict (cold) or run once untimed (warm; hot: the caller keeps everything cached), then time the first
+# answer; prints milliseconds.
 #   run DISK_ROOT DOTNET_ROOT CACHE APP LAUNCH
 #   (LAUNCH: dotnet; tool for `fastload prefetch ... & exec dotnet`; tool-then for `fastload prefetch ...; exec dotnet`)
 run() {
@@ -69,7 +70,7 @@ run() {
   local evict=":"
   if [ "$cache" = cold ]; then
     evict="\"$data/evict\" \"$runtime/dotnet\" \"$runtime/host\" \"$runtime/shared\" \"$root/$app\" \"$root/tool\" 2>/dev/null"
-  else
+  elif [ "$cache" = warm ]; then
     DOTNET_ROOT=$runtime ASPNETCORE_URLS=http://127.0.0.1:$port "${throttle[@]}" "$data/first-answer" "$port" 120 sh -c "$start" >/dev/null
   fi
   DOTNET_ROOT=$runtime ASPNETCORE_URLS=http://127.0.0.1:$port \
@@ -96,14 +97,13 @@ warm_pairs() {
   for ((round = 0; round < warm_rounds; round++)); do
     ((round % 20 == 0)) && echo "== warm pairs: round $((round + 1)) of $warm_rounds" >&2
     for ((i = 0; i < 3; i++)); do
-      local name=${names[$(((i + round) % 3))]} app=warmstart dll=WarmStart.dll
+      local name=${names[$(((i + round) % 3))]} app=warmstart app_dll=WarmStart.dll
       case $name in
-        template) app=template dll=template-src.dll ;;
+        template) app=template app_dll=template-src.dll ;;
         *", manifest") cp "$root/manifest.keep" "$root/warmstart/$manifest_name" ;;
         *) rm -f "$root/warmstart/$manifest_name" ;;
       esac
-      warm[$name]+="$(DOTNET_ROOT=$runtime ASPNETCORE_URLS=http://127.0.0.1:$port \
-        flock "$lock" "$data/first-answer" "$port" 120 sh -c "exec \"$runtime/dotnet\" \"$root/$app/$dll\" >/dev/null 2>&1") "
+      warm[$name]+="$(run "$root" "$runtime" hot "$app" dotnet) "
     done
   done
   echo
