@@ -17,6 +17,9 @@ internal sealed class PrefetchTestHooks
     /// <summary>Which files a recording keeps (a test process maps and loads files of other tests too).</summary>
     public Func<string, bool>? RecordFilter { get; init; }
 
+    /// <summary>What the process read from the disk before the start began, instead of the system's count; <see langword="null"/> from it for a system that does not say.</summary>
+    public Func<long?>? DiskReadBytes { get; init; }
+
     /// <summary>Called on the replay's thread before each range is asked for, with its number.</summary>
     public Action<int>? BeforeRange { get; init; }
 

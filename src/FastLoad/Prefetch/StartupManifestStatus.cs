@@ -20,4 +20,11 @@ public enum StartupManifestStatus
     /// the start itself (Windows' operation recorder).
     /// </summary>
     NotReplayed,
+
+    /// <summary>
+    /// A manifest of this build was found and not replayed, because the start was warm: the process had read less than
+    /// <see cref="StartupPrefetchOptions.ColdStartThreshold"/> from the disk when it began
+    /// (<see cref="StartupPrefetchSummary.DiskReadBytesAtBegin"/>).
+    /// </summary>
+    SkippedWarm,
 }

@@ -30,6 +30,9 @@ public sealed partial class StartupPrefetch : IDisposable
     private readonly TaskCompletionSource<StartupPrefetchSummary> _completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly StartupRecorder? _recorder;
     private readonly Thread _thread;
+    private readonly long? _diskReadBytesAtBegin;
+    private readonly bool _warm;
+    private int _threadStarts;
     private int _endCalls;
     private int _disposeCalls;
 
@@ -40,6 +43,8 @@ public sealed partial class StartupPrefetch : IDisposable
         _log = new DeferredLogger(logger);
         _recorder = options.Record ? new StartupRecorder(hooks.RecordFilter) : null;
         _thread = new Thread(Run) { IsBackground = true, Name = "FastLoad startup prefetch" };
+        _diskReadBytesAtBegin = hooks.DiskReadBytes is { } diskReadBytes ? diskReadBytes() : ProcessDiskReads.BytesSoFar();
+        _warm = _diskReadBytesAtBegin < options.ColdStartThreshold;
     }
 
     /// <summary>Gets a task that completes, with what the start found, replayed and recorded, once its manifest is written (or the start is disposed).</summary>
@@ -48,7 +53,9 @@ public sealed partial class StartupPrefetch : IDisposable
 
     /// <summary>
     /// Begins a start: replays the last start's manifest in the background, at once, and records this start until
-    /// <see cref="End"/>. Returns without waiting for anything.
+    /// <see cref="End"/>. Returns without waiting for anything. A warm start (one that has read less than
+    /// <see cref="StartupPrefetchOptions.ColdStartThreshold"/> from the disk so far) is not replayed, and starts no thread
+    /// before <see cref="End"/>.
     /// </summary>
     /// <param name="options">The options, copied; <see langword="null"/> for the defaults.</param>
     /// <param name="logger">
@@ -64,7 +71,11 @@ public sealed partial class StartupPrefetch : IDisposable
     {
         var prefetch = new StartupPrefetch(Checked(options?.Clone()), logger, hooks);
         prefetch.StartSystemRecorder();
-        prefetch._thread.UnsafeStart();
+        if (!prefetch._warm)
+        {
+            prefetch.StartThread();
+        }
+
         return prefetch;
     }
 
@@ -127,6 +138,7 @@ public sealed partial class StartupPrefetch : IDisposable
         {
             EndSystemRecorder(discard: false);
             Stop();
+            StartThread();
         }
     }
 
@@ -150,6 +162,7 @@ public sealed partial class StartupPrefetch : IDisposable
         }
 
         _disposing.Set();
+        StartThread();
 
         if (Thread.CurrentThread != _thread)
         {
@@ -164,8 +177,9 @@ public sealed partial class StartupPrefetch : IDisposable
         return options.Validate() is { } failure ? throw new ArgumentException(failure, nameof(options)) : options;
     }
 
-    private static StartupPrefetchSummary Summarize(Found found, ReplayOutcome outcome, Recording? recording) => new()
+    private static StartupPrefetchSummary Summarize(Found found, ReplayOutcome outcome, Recording? recording, long? diskReadBytesAtBegin = null) => new()
     {
+        DiskReadBytesAtBegin = diskReadBytesAtBegin,
         ManifestStatus = found.Status,
         ManifestPath = found.Path,
         ManifestProblem = found.Problem,
@@ -182,13 +196,26 @@ public sealed partial class StartupPrefetch : IDisposable
         RecordedByteCount = recording?.ByteCount ?? 0,
     };
 
+    /// <summary>Starts the background thread, once: at <see cref="Begin(StartupPrefetchOptions, ILogger)"/>, or for a warm start when it ends.</summary>
+    private void StartThread()
+    {
+        if (Interlocked.Exchange(ref _threadStarts, 1) == 0)
+        {
+            _thread.UnsafeStart();
+        }
+    }
+
     private void Stop()
     {
         _stopReplay.Cancel();
         _ended.Set();
     }
 
-    /// <summary>The start's background thread: find and replay the last manifest, wait for the end, record this start.</summary>
+    /// <summary>
+    /// The start's background thread: find and replay the last manifest, wait for the end, record this start. A warm
+    /// start's begins at the end and waits out the record delay first, off the path of the first requests: it looks
+    /// for the manifest only to say why it was not replayed and where to write.
+    /// </summary>
     private void Run()
     {
         Found found = new(null, StartupManifestStatus.NotFound, null, null);
@@ -196,6 +223,7 @@ public sealed partial class StartupPrefetch : IDisposable
         Recording? recording = null;
         try
         {
+            bool recordsThisStart = _warm && WaitToRecord();
             BackgroundPriority.LowerIo();
             string buildKey = _options.BuildKey ?? BuildKey.OfThisProcess();
             ManifestLocation location = ManifestLocation.For(_options.ManifestPath, _hooks);
@@ -203,6 +231,12 @@ public sealed partial class StartupPrefetch : IDisposable
             if (found.Manifest is not null && (_systemReplays || _options.ReplayBudget == 0))
             {
                 found = found with { Status = StartupManifestStatus.NotReplayed };
+            }
+            else if (found.Manifest is not null && _warm)
+            {
+                found = found with { Status = StartupManifestStatus.SkippedWarm };
+                (string path, long diskReadBytes) = (found.Path!, _diskReadBytesAtBegin!.Value);
+                _log.Write(log => log.StartupManifestSkippedWarm(path, diskReadBytes, _options.ColdStartThreshold));
             }
             else if (found.Manifest is not null)
             {
@@ -217,10 +251,8 @@ public sealed partial class StartupPrefetch : IDisposable
             _ended.Wait();
             BackgroundPriority.LowerCpu();
             _log.Flush();
-            // Only a start that was ended is recorded: one disposed first never set _endCalls.
-            if (_recorder is not null && Volatile.Read(ref _endCalls) != 0)
+            if (recordsThisStart || WaitToRecord())
             {
-                _disposing.Wait(_options.RecordDelay);
                 recording = Record(buildKey, location, found.Path);
             }
         }
@@ -233,8 +265,24 @@ public sealed partial class StartupPrefetch : IDisposable
         {
             _recorder?.Dispose();
             _log.Flush();
-            _completion.TrySetResult(Summarize(found, outcome, recording));
+            _completion.TrySetResult(Summarize(found, outcome, recording, _diskReadBytesAtBegin));
         }
+    }
+
+    /// <summary>
+    /// Waits for the end of the start, then, if it is to be recorded, out the record delay (or until disposed); says
+    /// whether it is. Only a start that was ended is recorded: one disposed first never set <see cref="_endCalls"/>.
+    /// </summary>
+    private bool WaitToRecord()
+    {
+        _ended.Wait();
+        if (_recorder is null || Volatile.Read(ref _endCalls) == 0)
+        {
+            return false;
+        }
+
+        _disposing.Wait(_options.RecordDelay);
+        return true;
     }
 
     /// <summary>The first manifest of this build among the places looked at; else why none is usable.</summary>

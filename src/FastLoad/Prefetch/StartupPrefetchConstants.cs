@@ -9,6 +9,12 @@ internal static class StartupPrefetchConstants
     /// </summary>
     public const long DefaultReplayBudget = 256L * 1024 * 1024;
 
+    /// <summary>
+    /// 128 KiB: a cold start has read megabytes before <c>Main</c> (the host, the runtime and CoreLib fault in), while a
+    /// warm one reads nothing, or the few pages a memory manager reclaimed from an idle cache.
+    /// </summary>
+    public const long DefaultColdStartThreshold = 128 * 1024;
+
     public const int DefaultMaxManifestFiles = 4096;
 
     public const int MaxManifestFiles = 65_536;

@@ -28,6 +28,19 @@ public sealed class StartupPrefetchOptions
     [Range(0, long.MaxValue)]
     public long ReplayBudget { get; set; } = StartupPrefetchConstants.DefaultReplayBudget;
 
+    /// <summary>
+    /// Gets or sets how much the process must have read from the disk (not from the page cache) when the start begins
+    /// for its manifest to be replayed. A start that read less found the .NET host, the runtime and the application
+    /// cached: it is taken to be warm, and costs next to nothing, because the manifest is not even opened until the
+    /// start ends. 0 replays every start, checking what is cached.
+    /// </summary>
+    /// <value>
+    /// The default value is 128 KiB. Linux only (the kernel's per-process I/O accounting); on other systems every start
+    /// is replayed.
+    /// </value>
+    [Range(0, long.MaxValue)]
+    public long ColdStartThreshold { get; set; } = StartupPrefetchConstants.DefaultColdStartThreshold;
+
     /// <summary>Gets or sets a value indicating whether the start is recorded into the manifest when it ends.</summary>
     /// <value>The default value is <see langword="true"/>. With <see langword="false"/> the manifest is only replayed, never written.</value>
     public bool Record { get; set; } = true;
@@ -75,6 +88,11 @@ public sealed class StartupPrefetchOptions
         if (ReplayBudget < 0)
         {
             Add(ref failures, $"{nameof(ReplayBudget)} must be 0 or more; it is {ReplayBudget}.");
+        }
+
+        if (ColdStartThreshold < 0)
+        {
+            Add(ref failures, $"{nameof(ColdStartThreshold)} must be 0 or more; it is {ColdStartThreshold}.");
         }
 
         if (RecordDelay < TimeSpan.Zero || RecordDelay > StartupPrefetchConstants.MaxRecordDelay)

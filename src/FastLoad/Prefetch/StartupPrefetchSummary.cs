@@ -16,6 +16,13 @@ public sealed class StartupPrefetchSummary
     /// <summary>Gets why the manifest was not replayed when it was stale or corrupt; otherwise <see langword="null"/>.</summary>
     public string? ManifestProblem { get; internal init; }
 
+    /// <summary>
+    /// Gets how much the process had read from the disk when the start began, which decides whether it is replayed
+    /// (<see cref="StartupPrefetchOptions.ColdStartThreshold"/>); <see langword="null"/> where the system does not say, and
+    /// for <see cref="StartupPrefetch.ReplayAsync"/>.
+    /// </summary>
+    public long? DiskReadBytesAtBegin { get; internal init; }
+
     /// <summary>Gets the number of the manifest's files that were still as recorded, and were replayed.</summary>
     public int FileCount { get; internal init; }
 

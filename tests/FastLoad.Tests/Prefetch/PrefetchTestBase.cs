@@ -30,8 +30,13 @@ public abstract class PrefetchTestBase : TempDirectoryTestBase
     /// <summary>Where a start looks first, and writes when it can.</summary>
     protected string ManifestBesideApp => Path.Combine(AppDirectory, "testapp.startup-manifest");
 
-    private protected PrefetchTestHooks Hooks(Action? afterReplay = null, Action<int>? beforeRange = null) => new()
+    /// <summary>
+    /// The hooks of a start in this made-up application. What the process read from the disk before the start began
+    /// is <paramref name="diskReadBytes"/>, not the test process's: by default unknown, which replays every start.
+    /// </summary>
+    private protected PrefetchTestHooks Hooks(Action? afterReplay = null, Action<int>? beforeRange = null, long? diskReadBytes = null) => new()
     {
+        DiskReadBytes = () => diskReadBytes,
         AppDirectory = AppDirectory,
         AppName = "testapp",
         CacheDirectory = CacheDirectory,
@@ -55,10 +60,11 @@ public abstract class PrefetchTestBase : TempDirectoryTestBase
     }
 
     /// <summary>Begins a start, lets its replay finish, ends it and returns what it did.</summary>
-    private protected async Task<StartupPrefetchSummary> StartAsync(StartupPrefetchOptions? options = null, ILogger? logger = null, Action? beforeEnd = null)
+    private protected async Task<StartupPrefetchSummary> StartAsync(
+        StartupPrefetchOptions? options = null, ILogger? logger = null, Action? beforeEnd = null, long? diskReadBytes = null)
     {
         using var replayed = new ManualResetEventSlim();
-        using StartupPrefetch prefetch = Begin(options, Hooks(afterReplay: replayed.Set), logger);
+        using StartupPrefetch prefetch = Begin(options, Hooks(afterReplay: replayed.Set, diskReadBytes: diskReadBytes), logger);
         Assert.True(replayed.Wait(TimeSpan.FromSeconds(30)), "The replay did not finish.");
         beforeEnd?.Invoke();
         prefetch.End(logger);

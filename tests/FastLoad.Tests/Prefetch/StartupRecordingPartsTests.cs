@@ -70,6 +70,7 @@ public sealed class StartupRecordingPartsTests
         Assert.Null(options.ManifestPath);
         Assert.Null(options.BuildKey);
         Assert.Equal(256L * 1024 * 1024, options.ReplayBudget);
+        Assert.Equal(128 * 1024, options.ColdStartThreshold);
         Assert.True(options.Record);
         Assert.Equal(TimeSpan.FromSeconds(2), options.RecordDelay);
         Assert.Equal(4096, options.MaxManifestFiles);
@@ -82,6 +83,7 @@ public sealed class StartupRecordingPartsTests
     [InlineData(nameof(StartupPrefetchOptions.ManifestPath))]
     [InlineData(nameof(StartupPrefetchOptions.BuildKey))]
     [InlineData(nameof(StartupPrefetchOptions.ReplayBudget))]
+    [InlineData(nameof(StartupPrefetchOptions.ColdStartThreshold))]
     [InlineData(nameof(StartupPrefetchOptions.RecordDelay))]
     [InlineData(nameof(StartupPrefetchOptions.MaxManifestFiles))]
     [InlineData(nameof(StartupPrefetchOptions.MaxManifestBytes))]
@@ -94,6 +96,7 @@ public sealed class StartupRecordingPartsTests
             case nameof(StartupPrefetchOptions.ManifestPath): options.ManifestPath = string.Empty; break;
             case nameof(StartupPrefetchOptions.BuildKey): options.BuildKey = new string('x', 1025); break;
             case nameof(StartupPrefetchOptions.ReplayBudget): options.ReplayBudget = -1; break;
+            case nameof(StartupPrefetchOptions.ColdStartThreshold): options.ColdStartThreshold = -1; break;
             case nameof(StartupPrefetchOptions.RecordDelay): options.RecordDelay = TimeSpan.FromMinutes(11); break;
             case nameof(StartupPrefetchOptions.MaxManifestFiles): options.MaxManifestFiles = 65_537; break;
             case nameof(StartupPrefetchOptions.MaxManifestBytes): options.MaxManifestBytes = 0; break;

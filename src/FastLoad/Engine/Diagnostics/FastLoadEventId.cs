@@ -59,4 +59,7 @@ public static class FastLoadEventId
 
     /// <summary>The startup prefetch stopped on an unexpected error; the application goes on unaffected (Warning).</summary>
     public const int StartupPrefetchFailed = 1206;
+
+    /// <summary>A startup manifest was not replayed: the process had read too little from the disk for the start to be cold (Debug).</summary>
+    public const int StartupManifestSkippedWarm = 1207;
 }

@@ -172,6 +172,23 @@ internal static unsafe partial class Interop
     [LibraryImport(Libc, EntryPoint = "setpriority", SetLastError = true)]
     internal static partial int SetPriority(int which, int who, int priority);
 
+    internal const int ResourceUsageSelf = 0;
+
+    /// <summary>
+    /// The leading part of <c>struct rusage</c> on 64-bit Linux, up to <c>ru_inblock</c>: two <c>timeval</c>s, then
+    /// <c>long</c>s.
+    /// </summary>
+    [StructLayout(LayoutKind.Explicit, Size = 144)]
+    internal struct ResourceUsage
+    {
+        /// <summary><c>ru_inblock</c>: the 512-byte blocks the process's reads and page faults asked of storage.</summary>
+        [FieldOffset(88)] public long BlockInputs;
+    }
+
+    /// <summary>getrusage(2); with <see cref="ResourceUsageSelf"/>, every thread of the process, ended ones too.</summary>
+    [LibraryImport(Libc, EntryPoint = "getrusage")]
+    internal static partial int GetResourceUsage(int who, ResourceUsage* usage);
+
     internal const int IoPriorityWhoProcess = 1;
     internal const int IoPriorityClassBestEffort = 2;
     internal const int IoPriorityClassShift = 13;

@@ -22,6 +22,11 @@ internal static partial class Log
     public static partial void StartupManifestReplayed(
         this ILogger logger, string path, long requestedBytes, long cachedBytes, int fileCount, int changedFileCount, long elapsedMilliseconds, bool budgetReached, bool stopped);
 
+    [LoggerMessage(EventId = FastLoadEventId.StartupManifestSkippedWarm, Level = LogLevel.Debug,
+        Message = "Startup manifest {Path} not replayed: the process had read {DiskReadBytes} bytes from the disk when the start began, "
+            + "less than the cold start threshold of {ColdStartThreshold}, so its files were taken to be cached")]
+    public static partial void StartupManifestSkippedWarm(this ILogger logger, string path, long diskReadBytes, long coldStartThreshold);
+
     [LoggerMessage(EventId = FastLoadEventId.StartupManifestRecorded, Level = LogLevel.Debug,
         Message = "Recorded this start in {Path} in {ElapsedMilliseconds} ms: {FileCount} files, {ByteCount} bytes; written {Written} (an unchanged manifest is left as it is)")]
     public static partial void StartupManifestRecorded(this ILogger logger, string path, double elapsedMilliseconds, int fileCount, long byteCount, bool written);
