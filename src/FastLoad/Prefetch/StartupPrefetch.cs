@@ -32,7 +32,8 @@ public sealed partial class StartupPrefetch : IDisposable
     private readonly Thread _thread;
     private readonly long? _diskReadBytesAtBegin;
     private readonly bool _warm;
-    private int _threadStarts;
+    private readonly Lock _threadStart = new();
+    private bool _threadStarted;
     private int _endCalls;
     private int _disposeCalls;
 
@@ -196,12 +197,20 @@ public sealed partial class StartupPrefetch : IDisposable
         RecordedByteCount = recording?.ByteCount ?? 0,
     };
 
-    /// <summary>Starts the background thread, once: at <see cref="Begin(StartupPrefetchOptions, ILogger)"/>, or for a warm start when it ends.</summary>
+    /// <summary>
+    /// Starts the background thread, once: at <see cref="Begin(StartupPrefetchOptions, ILogger)"/>, or for a warm start
+    /// at <see cref="End"/> or <see cref="Dispose"/>. Under a lock, so that <see cref="Dispose"/> never joins a thread
+    /// that <see cref="End"/> is still starting on another thread.
+    /// </summary>
     private void StartThread()
     {
-        if (Interlocked.Exchange(ref _threadStarts, 1) == 0)
+        lock (_threadStart)
         {
-            _thread.UnsafeStart();
+            if (!_threadStarted)
+            {
+                _thread.UnsafeStart();
+                _threadStarted = true;
+            }
         }
     }
 
