@@ -2,6 +2,7 @@ using FastLoad;
 using FastLoad.Hosting;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
 
 namespace Microsoft.Extensions.DependencyInjection;
 
@@ -22,8 +23,10 @@ public static class FastLoadStartupPrefetchServiceCollectionExtensions
     {
         ArgumentNullException.ThrowIfNull(services);
         ArgumentNullException.ThrowIfNull(prefetch);
+        // Built directly, not by ActivatorUtilities: reflecting over the service's constructor would be one more
+        // first-time cost of the start it is there to shorten.
         services.TryAddEnumerable(ServiceDescriptor.Singleton<IHostedService, StartupPrefetchService>(
-            provider => ActivatorUtilities.CreateInstance<StartupPrefetchService>(provider, prefetch)));
+            provider => new StartupPrefetchService(prefetch, provider.GetRequiredService<IHostApplicationLifetime>(), provider.GetService<ILoggerFactory>())));
         return services;
     }
 }

@@ -46,27 +46,6 @@ public sealed class StartupWarmStartTests : PrefetchTestBase
         Assert.Equal([a], StartupManifest.Read(ManifestBesideApp).Files.Select(file => file.Path));
     }
 
-    [LinuxFact]
-    public async Task Dispose_WarmStartEndedWithARecordDelay_RecordsAtOnceWhatWasReadAfterTheEnd()
-    {
-        string before = DataFile("before.json", 100);
-        string after = DataFile("after.json", 200);
-        Write(ManifestBesideApp, ManifestOf(Build, (before, [(0, 100)])));
-        StartupPrefetch prefetch = Begin(new StartupPrefetchOptions { RecordDelay = TimeSpan.FromMinutes(10) }, Hooks(diskReadBytes: 0));
-        await Loads.CollectAsync(new FileLoader(), FileSet.FromPaths([before]));
-
-        prefetch.End();
-        await Loads.CollectAsync(new FileLoader(), FileSet.FromPaths([after])); // A first request, after the start ended.
-        bool recordedEarly = prefetch.Completion.IsCompleted;
-        prefetch.Dispose();
-        StartupPrefetchSummary summary = await prefetch.Completion.WaitAsync(TimeSpan.FromSeconds(30));
-
-        Assert.False(recordedEarly);
-        Assert.Equal(StartupManifestStatus.SkippedWarm, summary.ManifestStatus);
-        Assert.Equal(ManifestBesideApp, summary.RecordedPath);
-        Assert.Equal([after, before], StartupManifest.Read(ManifestBesideApp).Files.Select(file => file.Path));
-    }
-
     public static TheoryData<long, long?> ColdOrUnknown => new()
     {
         { Threshold, Threshold },
