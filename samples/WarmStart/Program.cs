@@ -1,6 +1,7 @@
 // WarmStart: the ASP.NET Core template (`dotnet new web`) with a start-up manifest. The first start records what it
-// read (WarmStart.startup-manifest, beside the app); every later start reads that back into the page cache in the
-// background while it starts, so a start after a reboot or a deploy waits less for the disk.
+// read (WarmStart.startup-manifest, beside the app); every later cold start (one that had to read the runtime from the
+// disk) reads that back into the page cache in the background while it starts, so a start after a reboot or a deploy
+// waits less for the disk. A warm start skips it, and pays next to nothing.
 //
 //   dotnet run -c Release --project samples/WarmStart -- --urls http://127.0.0.1:5090
 //   fastload manifest show samples/WarmStart/bin/Release/net10.0/WarmStart.startup-manifest
