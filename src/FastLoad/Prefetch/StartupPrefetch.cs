@@ -248,7 +248,8 @@ public sealed partial class StartupPrefetch : IDisposable
         Recording? recording = null;
         try
         {
-            bool recordsThisStart = _warm && WaitToRecord();
+            // Decided once: a warm start's thread begins at the end, so it waits out the record delay first.
+            bool? records = _warm ? WaitToRecord() : null;
             BackgroundPriority.LowerIo();
             string buildKey = _options.BuildKey ?? BuildKey.OfThisProcess();
             ManifestLocation location = ManifestLocation.For(_options.ManifestPath, _hooks);
@@ -276,7 +277,7 @@ public sealed partial class StartupPrefetch : IDisposable
             _ended.Wait();
             BackgroundPriority.LowerCpu();
             _log.Flush();
-            if (recordsThisStart || WaitToRecord())
+            if (records ?? WaitToRecord())
             {
                 recording = Record(buildKey, location, found.Path);
             }
