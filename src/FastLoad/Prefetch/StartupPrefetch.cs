@@ -27,12 +27,13 @@ public sealed partial class StartupPrefetch : IDisposable
     private readonly CancellationTokenSource _stopReplay = new();
     private readonly ManualResetEventSlim _ended = new();
     private readonly ManualResetEventSlim _disposing = new();
-    private readonly StartupRecorder? _recorder;
-    private readonly Thread _thread;
+    private readonly LoadedFiles? _loadedFiles;
     private readonly long? _diskReadBytesAtBegin;
     private readonly bool _warm;
-    private readonly Lock _threadStart = new();
-    private bool _threadStarted;
+
+    // A monitor, not a System.Threading.Lock: made at the top of Main, where a process's first Lock is costly.
+    private readonly object _threadStart = new();
+    private Thread? _thread;
     private TaskCompletionSource<StartupPrefetchSummary>? _completion;
     private int _endCalls;
     private int _disposeCalls;
@@ -42,8 +43,7 @@ public sealed partial class StartupPrefetch : IDisposable
         _options = options;
         _hooks = hooks;
         _log = new DeferredLogger(logger);
-        _recorder = options.Record ? new StartupRecorder(hooks.RecordFilter) : null;
-        _thread = new Thread(Run) { IsBackground = true, Name = "FastLoad startup prefetch" };
+        _loadedFiles = options.Record ? new LoadedFiles(hooks.RecordFilter) : null;
         _diskReadBytesAtBegin = hooks.DiskReadBytes is { } diskReadBytes ? diskReadBytes() : ProcessDiskReads.BytesSoFar();
         _warm = _diskReadBytesAtBegin < options.ColdStartThreshold;
     }
@@ -70,7 +70,8 @@ public sealed partial class StartupPrefetch : IDisposable
 
     internal static StartupPrefetch Begin(StartupPrefetchOptions? options, ILogger? logger, PrefetchTestHooks hooks)
     {
-        var prefetch = new StartupPrefetch(Checked(options?.Clone()), logger, hooks);
+        // The defaults need neither a copy nor a check: a warm start's Begin is kept to the least the runtime must load.
+        var prefetch = new StartupPrefetch(options is null ? new StartupPrefetchOptions() : Checked(options.Clone()), logger, hooks);
         prefetch.StartSystemRecorder();
         if (!prefetch._warm)
         {
@@ -163,11 +164,10 @@ public sealed partial class StartupPrefetch : IDisposable
         }
 
         _disposing.Set();
-        StartThread();
-
-        if (Thread.CurrentThread != _thread)
+        Thread thread = StartThread();
+        if (Thread.CurrentThread != thread)
         {
-            _thread.Join(DisposeWait);
+            thread.Join(DisposeWait);
         }
     }
 
@@ -214,19 +214,22 @@ public sealed partial class StartupPrefetch : IDisposable
     }
 
     /// <summary>
-    /// Starts the background thread, once: at <see cref="Begin(StartupPrefetchOptions, ILogger)"/>, or for a warm start
-    /// at <see cref="End"/> or <see cref="Dispose"/>. Under a lock, so that <see cref="Dispose"/> never joins a thread
-    /// that <see cref="End"/> is still starting on another thread.
+    /// Makes and starts the background thread, once: at <see cref="Begin(StartupPrefetchOptions, ILogger)"/>, or for a
+    /// warm start at <see cref="End"/> or <see cref="Dispose"/>. Under a lock, so that <see cref="Dispose"/> never joins a
+    /// thread that <see cref="End"/> is still starting on another thread; returns the thread.
     /// </summary>
-    private void StartThread()
+    private Thread StartThread()
     {
         lock (_threadStart)
         {
-            if (!_threadStarted)
+            if (_thread is null)
             {
-                _thread.UnsafeStart();
-                _threadStarted = true;
+                var thread = new Thread(Run) { IsBackground = true, Name = "FastLoad startup prefetch" };
+                thread.UnsafeStart();
+                _thread = thread;
             }
+
+            return _thread;
         }
     }
 
@@ -289,7 +292,7 @@ public sealed partial class StartupPrefetch : IDisposable
         }
         finally
         {
-            _recorder?.Dispose();
+            _loadedFiles?.Dispose();
             _log.Flush();
             CompletionSource().TrySetResult(Summarize(found, outcome, recording, _diskReadBytesAtBegin));
         }
@@ -302,7 +305,7 @@ public sealed partial class StartupPrefetch : IDisposable
     private bool WaitToRecord()
     {
         _ended.Wait();
-        if (_recorder is null || Volatile.Read(ref _endCalls) == 0)
+        if (_loadedFiles is null || Volatile.Read(ref _endCalls) == 0)
         {
             return false;
         }
@@ -359,7 +362,7 @@ public sealed partial class StartupPrefetch : IDisposable
     private Recording? Record(string buildKey, ManifestLocation location, string? foundAt)
     {
         long started = Stopwatch.GetTimestamp();
-        StartupManifest recorded = _recorder!.Record(buildKey, _options, _hooks, location.Candidates);
+        StartupManifest recorded = StartupRecorder.Record(_loadedFiles!, buildKey, _options, _hooks, location.Candidates);
         (string? path, bool written, List<Exception> errors) = location.Write(ManifestFormat.Write(recorded), foundAt);
         double elapsed = Stopwatch.GetElapsedTime(started).TotalMilliseconds;
         if (path is null)

@@ -13,7 +13,8 @@ internal sealed class DeferredLogger
 {
     private const int MaxPending = 64;
 
-    private readonly Lock _sync = new();
+    // A monitor, not a System.Threading.Lock: made at the top of Main, where a process's first Lock is costly.
+    private readonly object _sync = new();
     private List<Action<ILogger>>? _pending;
     private ILogger? _logger;
 

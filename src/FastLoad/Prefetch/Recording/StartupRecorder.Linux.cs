@@ -4,7 +4,7 @@ using Microsoft.Win32.SafeHandles;
 
 namespace FastLoad.Prefetch;
 
-internal sealed partial class StartupRecorder
+internal static partial class StartupRecorder
 {
     /// <summary>pagemap(5): bit 63 of a page's entry says the page is present in this process's page table.</summary>
     private const ulong PagePresent = 1UL << 63;

@@ -4,7 +4,7 @@ using Microsoft.Win32.SafeHandles;
 
 namespace FastLoad.Prefetch;
 
-internal sealed partial class StartupRecorder
+internal static partial class StartupRecorder
 {
     /// <summary>Host files are small JSON; a larger file of that name is someone else's data.</summary>
     private const long MaxHostFileLength = 1024 * 1024;

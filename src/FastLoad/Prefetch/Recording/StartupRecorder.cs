@@ -8,12 +8,12 @@ using FastLoad.FileSystem;
 namespace FastLoad.Prefetch;
 
 /// <summary>
-/// Records a start: from <c>Begin</c> it hears of every file FastLoad reads; when the start ends it adds what the
+/// Records a start when it ends: the files FastLoad read since <c>Begin</c> (<see cref="LoadedFiles"/>), what the
 /// process mapped (Linux: the pages <c>/proc/self/pagemap</c> shows present in each file mapping of
 /// <c>/proc/self/maps</c>; elsewhere the loaded assemblies and modules, whole), the files the .NET host reads without
-/// mapping them, and the options' additional files, and builds the manifest, bounded and canonical.
+/// mapping them, and the options' additional files, into a manifest, bounded and canonical.
 /// </summary>
-internal sealed partial class StartupRecorder : IDisposable
+internal static partial class StartupRecorder
 {
     /// <summary>Ranges per file: beyond this, the nearest are joined across their gaps.</summary>
     internal const int MaxRangesPerFile = 1024;
@@ -25,22 +25,8 @@ internal sealed partial class StartupRecorder : IDisposable
     private const int Loaded = 2;
     private const int HostRead = 3;
 
-    private readonly Lock _sync = new();
-    private readonly HashSet<string> _loaded = new(StringComparer.Ordinal);
-    private readonly Func<string, bool>? _filter;
-    private readonly IDisposable _subscription;
-
-    /// <param name="filter">The paths to keep (tests: their own files), applied as files are heard of; <see langword="null"/> for all.</param>
-    public StartupRecorder(Func<string, bool>? filter)
-    {
-        _filter = filter;
-        _subscription = LoadObservers.Subscribe(OnFileRead);
-    }
-
-    public void Dispose() => _subscription.Dispose();
-
     /// <summary>What this start read, as a manifest of <paramref name="buildKey"/>; <paramref name="manifestPaths"/> are left out.</summary>
-    public StartupManifest Record(string buildKey, StartupPrefetchOptions options, PrefetchTestHooks hooks, IReadOnlyCollection<string> manifestPaths)
+    public static StartupManifest Record(LoadedFiles loadedFiles, string buildKey, StartupPrefetchOptions options, PrefetchTestHooks hooks, IReadOnlyCollection<string> manifestPaths)
     {
         var candidates = new Dictionary<string, Candidate>(StringComparer.Ordinal);
         foreach (string file in options.AdditionalFiles)
@@ -57,13 +43,7 @@ internal sealed partial class StartupRecorder : IDisposable
             AddLoadedModules(candidates);
         }
 
-        string[] loaded;
-        lock (_sync)
-        {
-            loaded = [.. _loaded];
-        }
-
-        foreach (string file in loaded)
+        foreach (string file in loadedFiles.ToArray())
         {
             Add(candidates, file, Loaded).AddWhole();
         }
@@ -186,25 +166,6 @@ internal sealed partial class StartupRecorder : IDisposable
         catch (Exception ex) when (ex is PlatformNotSupportedException or NotSupportedException or InvalidOperationException or System.ComponentModel.Win32Exception)
         {
             // Some platforms do not list a process's modules: the assemblies above stand for them.
-        }
-    }
-
-    private void OnFileRead(string path)
-    {
-        string full = Path.GetFullPath(path);
-        if (_filter?.Invoke(full) == false)
-        {
-            return;
-        }
-
-        lock (_sync)
-        {
-            // A guard on memory only: which files the manifest keeps is decided when it is built, by priority and path,
-            // so that loads finishing in another order record the same manifest.
-            if (_loaded.Count < ManifestFormat.MaxFiles)
-            {
-                _loaded.Add(full);
-            }
         }
     }
 
