@@ -21,10 +21,11 @@
 #
 # Every timed run holds /tmp/fastload-bench.lock (shared with the other benchmarks of the machine) from the eviction to
 # the end of the run. Output: medians and min-max per case, and the ratios the issue sets targets for, in
-# benchmarks/results/coldstart/coldstart.md (gitignored). About 5 minutes with the default 7 rounds, and 2.5 more for
-# 101 rounds of warm pairs.
+# benchmarks/results/coldstart/coldstart.md (gitignored), and the warm pairs' times (a round a line) in
+# warm-pairs-<UTC time>.tsv beside it. About 5 minutes with the default 7 rounds, and 2.5 more for 101 rounds of warm
+# pairs.
 # Settings (environment): FASTLOAD_COLDSTART_DATA (default /tmp/fastload-coldstart), FASTLOAD_COLDSTART_ROUNDS
-# (default 7), FASTLOAD_COLDSTART_WARM_ROUNDS (default 101; 0 skips the warm pairs), FASTLOAD_COLDSTART_DISKS (default
+# (default 7; 0 times the warm pairs only), FASTLOAD_COLDSTART_WARM_ROUNDS (default 101; 0 skips the warm pairs), FASTLOAD_COLDSTART_DISKS (default
 # "ssd hdd"), FASTLOAD_COLDSTART_PORT (default 5087).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -106,6 +107,10 @@ warm_pairs() {
       warm[$name]+="$(run "$root" "$runtime" hot "$app" dotnet) "
     done
   done
+  # The times themselves, a round a line, so that runs can be pooled.
+  # shellcheck disable=SC2086 # one number per word
+  paste <(printf '%s\n' ${warm[template]}) <(printf '%s\n' ${warm["WarmStart, no manifest"]}) \
+    <(printf '%s\n' ${warm["WarmStart, manifest"]}) >"$results/warm-pairs-$(date -u '+%Y%m%dT%H%M').tsv"
   echo
   echo "warm cost of the manifest: $warm_rounds rounds of warm starts, interleaved, $(date -u '+%F %H:%M UTC')"
   echo
@@ -162,6 +167,7 @@ for disk in $disks; do
 
   echo "== $disk: recording the manifest"
   prepare_manifest "$root" "$runtime"
+  ((rounds > 0)) || { [ "$disk" != ssd ] || [ "$warm_rounds" = 0 ] || warm_pairs "$root" "$runtime" | tee -a "$out"; continue; }
   declare -A times=()
   for ((round = 0; round < rounds; round++)); do
     echo "== $disk: round $((round + 1)) of $rounds"
