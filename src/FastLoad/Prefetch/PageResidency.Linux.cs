@@ -10,16 +10,16 @@ internal static unsafe partial class PageResidency
     private static volatile bool s_cachestatRefused;
 
     /// <summary>
-    /// Whether all of <c>[offset, offset + length)</c> (cut at <paramref name="fileLength"/>) is in the page cache, by
-    /// <c>cachestat</c>, which counts a range's cached pages without mapping the file: on a warm start, where every
-    /// range is cached, one system call per range instead of the mapping, <c>mincore</c> and unmapping of
-    /// <see cref="TryGetRuns"/>. <see langword="null"/> where the kernel does not offer it.
+    /// How much of <c>[offset, offset + length)</c> (cut at <paramref name="fileLength"/>) is in the page cache, by
+    /// <c>cachestat</c>, which counts a range's cached pages without mapping the file: one system call per range instead
+    /// of the mapping, <c>mincore</c> and unmapping of <see cref="TryGetRuns"/>, which only a range found partly cached
+    /// still needs. <see cref="RangeCaching.Unknown"/> where the kernel does not offer it.
     /// </summary>
-    public static bool? IsCachedLinux(SafeFileHandle handle, long offset, long length, long fileLength)
+    public static RangeCaching CachingLinux(SafeFileHandle handle, long offset, long length, long fileLength)
     {
         if (s_cachestatRefused)
         {
-            return null;
+            return RangeCaching.Unknown;
         }
 
         long pageSize = Environment.SystemPageSize;
@@ -27,7 +27,7 @@ internal static unsafe partial class PageResidency
         long end = Math.Min(offset + length, fileLength);
         if (end <= start)
         {
-            return true;
+            return RangeCaching.All;
         }
 
         var range = new Interop.CachestatRange { Offset = (ulong)start, Length = (ulong)(end - start) };
@@ -40,9 +40,26 @@ internal static unsafe partial class PageResidency
                 s_cachestatRefused = true;
             }
 
-            return null;
+            return RangeCaching.Unknown;
         }
 
-        return (long)result.Cached >= (end - start + pageSize - 1) / pageSize;
+        long pages = (end - start + pageSize - 1) / pageSize;
+        return (long)result.Cached >= pages ? RangeCaching.All : result.Cached == 0 ? RangeCaching.None : RangeCaching.Partly;
     }
+}
+
+/// <summary>How much of a range of a file the page cache holds (<see cref="PageResidency.CachingLinux"/>).</summary>
+internal enum RangeCaching
+{
+    /// <summary>Not known: the system did not say.</summary>
+    Unknown,
+
+    /// <summary>No page of it.</summary>
+    None,
+
+    /// <summary>Some of its pages, not all.</summary>
+    Partly,
+
+    /// <summary>Every page of it.</summary>
+    All,
 }

@@ -1,4 +1,5 @@
 using FastLoad.Tests.Infrastructure;
+using Microsoft.Win32.SafeHandles;
 
 namespace FastLoad.Tests.Prefetch;
 
@@ -90,6 +91,26 @@ public sealed class StartupReplayTests : PrefetchTestBase
         AssertMostlyCached(MiB, Cached(runtimeLibrary));
         Assert.Equal(0, Cached(framework));
         Assert.Equal(0, Cached(app));
+    }
+
+    [LinuxFact]
+    public async Task ReplayAsync_RangePartlyCached_AsksOnlyForItsMissingPages()
+    {
+        string a = DataFile("a.bin", 2 * MiB);
+        string manifest = Path.Combine(Root, "m.startup-manifest");
+        Write(manifest, ManifestOf(Build, (a, [(0, 2 * MiB)])));
+        Evict(a);
+        using (SafeFileHandle handle = File.OpenHandle(a, options: FileOptions.RandomAccess))
+        {
+            // Random access: the kernel reads the pages asked for and no read-ahead beyond them.
+            Assert.Equal(MiB / 2, RandomAccess.Read(handle, new byte[MiB / 2], MiB / 2));
+        }
+
+        StartupPrefetchSummary summary = await StartupPrefetch.ReplayAsync(manifest);
+
+        Assert.InRange(summary.RequestedBytes, MiB, (3 * MiB) / 2);
+        Assert.Equal(2 * MiB, summary.RequestedBytes + summary.CachedBytes);
+        AssertMostlyCached(2 * MiB, Cached(a));
     }
 
     [LinuxFact]

@@ -23,6 +23,22 @@ public sealed class PrefetchCommandTests : PrefetchTestBase
         Assert.Equal(0, Cached(a, MiB, MiB));
     }
 
+    [LinuxFact]
+    public async Task Prefetch_BudgetAndQuietInAnyOrder_ReadsUpToTheBudgetSilently()
+    {
+        string a = DataFile("a.bin", 2 * MiB);
+        string manifest = Path.Combine(Root, "app.startup-manifest");
+        Write(manifest, ManifestOf(Build, (a, [(0, 2 * MiB)])));
+        Evict(a);
+
+        var (exitCode, output, error) = await FastLoadTool.RunAsync([], "prefetch", "-q", "--budget", $"{MiB}", manifest);
+
+        Assert.True(exitCode == 0, $"exit code {exitCode}; stderr: {error}");
+        Assert.Equal(string.Empty, output + error);
+        AssertMostlyCached(MiB, Cached(a, 0, MiB));
+        Assert.Equal(0, Cached(a, MiB, MiB));
+    }
+
     [Theory]
     [InlineData("missing")]
     [InlineData("corrupt")]

@@ -49,7 +49,7 @@ internal sealed partial class ManifestReplay
                 }
 
                 unchanged++;
-                StartupManifestRange[]? uncached = Uncached(handle, file, ref cached);
+                StartupManifestRange[]? uncached = Uncached(handle, file, ref cached, out bool partlyCached);
                 if (uncached is null)
                 {
                     handle.Dispose(); // All cached, the warm start's common case: nothing more to know of it.
@@ -60,8 +60,9 @@ internal sealed partial class ManifestReplay
                 files.Add(replayed);
                 DisableReadAhead(handle);
                 residency.Clear();
-                if (!PageResidency.TryGetRuns(handle, uncached, file.Length, residency))
+                if (!partlyCached || !PageResidency.TryGetRuns(handle, uncached, file.Length, residency))
                 {
+                    // Not cached at all (a cold start's common case), or not mappable: every byte is missing.
                     foreach (StartupManifestRange range in uncached)
                     {
                         residency.Add(range.Offset, Math.Min(range.End, file.Length), resident: false);
@@ -95,12 +96,14 @@ internal sealed partial class ManifestReplay
 
     /// <summary>
     /// The ranges of <paramref name="file"/> not known to be cached, adding the bytes of those that are to
-    /// <paramref name="cached"/>; <see langword="null"/> when every range is. Linux asks <c>cachestat</c> per range; where
-    /// nothing answers cheaply, every range is left for <see cref="PageResidency.TryGetRuns"/>.
+    /// <paramref name="cached"/>; <see langword="null"/> when every range is. Linux asks <c>cachestat</c> per range;
+    /// <paramref name="partlyCached"/> tells whether a range returned needs <see cref="PageResidency.TryGetRuns"/> to
+    /// tell its cached pages from the others (always, where nothing answers cheaply); the others are missing whole.
     /// </summary>
-    private static StartupManifestRange[]? Uncached(SafeFileHandle handle, StartupManifestFile file, ref long cached)
+    private static StartupManifestRange[]? Uncached(SafeFileHandle handle, StartupManifestFile file, ref long cached, out bool partlyCached)
     {
         StartupManifestRange[] ranges = file.RangeArray;
+        partlyCached = true;
         if (!OperatingSystem.IsLinux())
         {
             return ranges;
@@ -109,26 +112,29 @@ internal sealed partial class ManifestReplay
         StartupManifestRange[]? uncached = null;
         int count = 0;
         long cachedHere = 0;
+        bool partly = false;
         foreach (StartupManifestRange range in ranges)
         {
-            bool? isCached = PageResidency.IsCachedLinux(handle, range.Offset, range.Length, file.Length);
-            if (isCached is null)
+            RangeCaching caching = PageResidency.CachingLinux(handle, range.Offset, range.Length, file.Length);
+            if (caching == RangeCaching.Unknown)
             {
                 // Every range goes to the residency map, which counts the cached ones itself: none is counted here.
                 return ranges;
             }
 
-            if (isCached.Value)
+            if (caching == RangeCaching.All)
             {
                 cachedHere += Math.Max(0, Math.Min(range.End, file.Length) - range.Offset);
             }
             else
             {
+                partly |= caching == RangeCaching.Partly;
                 (uncached ??= new StartupManifestRange[ranges.Length])[count++] = range;
             }
         }
 
         cached += cachedHere;
+        partlyCached = partly;
 
         if (uncached is null || count == uncached.Length)
         {
