@@ -24,7 +24,7 @@ public sealed class PrefetchCommandTests : PrefetchTestBase
     }
 
     [LinuxFact]
-    public async Task Prefetch_BudgetAndQuietInAnyOrder_ReadsUpToTheBudgetSilently()
+    public async Task Prefetch_QuietAndBudgetBeforeTheManifest_ReadsUpToTheBudgetSilently()
     {
         string a = DataFile("a.bin", 2 * MiB);
         string manifest = Path.Combine(Root, "app.startup-manifest");
