@@ -25,8 +25,8 @@
 # warm-pairs-<UTC time>.tsv beside it. About 5 minutes with the default 7 rounds, and 2.5 more for 101 rounds of warm
 # pairs.
 # Settings (environment): FASTLOAD_COLDSTART_DATA (default /tmp/fastload-coldstart), FASTLOAD_COLDSTART_ROUNDS
-# (default 7; 0 times the warm pairs only), FASTLOAD_COLDSTART_WARM_ROUNDS (default 101; 0 skips the warm pairs), FASTLOAD_COLDSTART_DISKS (default
-# "ssd hdd"), FASTLOAD_COLDSTART_PORT (default 5087).
+# (default 7; 0 times the warm pairs only), FASTLOAD_COLDSTART_WARM_ROUNDS (default 101; 0 skips the warm pairs),
+# FASTLOAD_COLDSTART_DISKS (default "ssd hdd"), FASTLOAD_COLDSTART_PORT (default 5087).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -167,45 +167,47 @@ for disk in $disks; do
 
   echo "== $disk: recording the manifest"
   prepare_manifest "$root" "$runtime"
-  ((rounds > 0)) || { [ "$disk" != ssd ] || [ "$warm_rounds" = 0 ] || warm_pairs "$root" "$runtime" | tee -a "$out"; continue; }
-  declare -A times=()
-  for ((round = 0; round < rounds; round++)); do
-    echo "== $disk: round $((round + 1)) of $rounds"
-    for ((i = 0; i < ${#cases[@]}; i++)); do
-      IFS='|' read -r name app cache manifest launch <<<"${cases[$(((i + round) % ${#cases[@]}))]}"
-      app_dll=$([ "$app" = template ] && echo template-src.dll || echo WarmStart.dll)
-      case $manifest in
-        keep) cp "$root/manifest.keep" "$root/$app/$manifest_name" ;;
-        none) rm -f "$root/$app/$manifest_name" ;;
-      esac
-      times[$name]+="$(run "$root" "$runtime" "$cache" "$app" "$launch") "
+  # The cold rounds; FASTLOAD_COLDSTART_ROUNDS=0 leaves only the warm pairs below.
+  if ((rounds > 0)); then
+    declare -A times=()
+    for ((round = 0; round < rounds; round++)); do
+      echo "== $disk: round $((round + 1)) of $rounds"
+      for ((i = 0; i < ${#cases[@]}; i++)); do
+        IFS='|' read -r name app cache manifest launch <<<"${cases[$(((i + round) % ${#cases[@]}))]}"
+        app_dll=$([ "$app" = template ] && echo template-src.dll || echo WarmStart.dll)
+        case $manifest in
+          keep) cp "$root/manifest.keep" "$root/$app/$manifest_name" ;;
+          none) rm -f "$root/$app/$manifest_name" ;;
+        esac
+        times[$name]+="$(run "$root" "$runtime" "$cache" "$app" "$launch") "
+      done
     done
-  done
 
-  {
-    echo
-    echo "$disk: time to first answer, $rounds rounds, $(date -u '+%F %H:%M UTC'), $(nproc) cores, runtime $(basename "$(ls -d "$runtime"/shared/Microsoft.NETCore.App/*)")"
-    echo "manifest: $("$root/tool/FastLoad.Cli" manifest show "$root/manifest.keep" | sed -n 's/^\(files\|bytes\) *//p' | paste -sd' ' | awk '{print $1 " files, " $2 " bytes"}')"
-    echo
-    echo "| $disk | median ms | min-max ms |"
-    echo "|---|---:|---:|"
-    declare -A median=()
-    for entry in "${cases[@]}"; do
-      name=${entry%%|*}
-      # shellcheck disable=SC2086 # one number per word
-      line=$(printf '%s\n' ${times[$name]} | sort -g | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.1f %.1f-%.1f", m, v[1], v[NR] }')
-      median[$name]=${line%% *}
-      echo "| $name | ${line%% *} | ${line#* } |"
-    done
-    awk -v warm="${median[template warm]}" -v warmWith="${median[WarmStart warm, manifest]}" -v cold="${median[template cold]}" \
-      -v with="${median[WarmStart cold, manifest]}" -v tool="${median[WarmStart cold, manifest, fastload prefetch first]}" \
-      -v then="${median[WarmStart cold, manifest, fastload prefetch to its end, then the start]}" 'BEGIN {
-        printf "\ncold penalty left with the manifest, (cold with - warm) / (cold without - warm): %.2f in the process, %.2f with fastload prefetch first, %.2f with fastload prefetch to its end first (target at most 0.5)\n", (with - warm) / (cold - warm), (tool - warm) / (cold - warm), (then - warm) / (cold - warm)
-        printf "cold without / cold with: %.2fx in the process, %.2fx with fastload prefetch first, %.2fx with fastload prefetch to its end first (target on the emulated HDD: at least 2x)\n", cold / with, cold / tool, cold / then
-        printf "warm cost of the manifest, WarmStart warm - template warm: %.1f ms (target at most 3 ms; too few rounds to tell: the warm pairs below measure it)\n", warmWith - warm
-      }'
-    unset times median
-  } | tee -a "$out"
+    {
+      echo
+      echo "$disk: time to first answer, $rounds rounds, $(date -u '+%F %H:%M UTC'), $(nproc) cores, runtime $(basename "$(ls -d "$runtime"/shared/Microsoft.NETCore.App/*)")"
+      echo "manifest: $("$root/tool/FastLoad.Cli" manifest show "$root/manifest.keep" | sed -n 's/^\(files\|bytes\) *//p' | paste -sd' ' | awk '{print $1 " files, " $2 " bytes"}')"
+      echo
+      echo "| $disk | median ms | min-max ms |"
+      echo "|---|---:|---:|"
+      declare -A median=()
+      for entry in "${cases[@]}"; do
+        name=${entry%%|*}
+        # shellcheck disable=SC2086 # one number per word
+        line=$(printf '%s\n' ${times[$name]} | sort -g | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.1f %.1f-%.1f", m, v[1], v[NR] }')
+        median[$name]=${line%% *}
+        echo "| $name | ${line%% *} | ${line#* } |"
+      done
+      awk -v warm="${median[template warm]}" -v warmWith="${median[WarmStart warm, manifest]}" -v cold="${median[template cold]}" \
+        -v with="${median[WarmStart cold, manifest]}" -v tool="${median[WarmStart cold, manifest, fastload prefetch first]}" \
+        -v then="${median[WarmStart cold, manifest, fastload prefetch to its end, then the start]}" 'BEGIN {
+          printf "\ncold penalty left with the manifest, (cold with - warm) / (cold without - warm): %.2f in the process, %.2f with fastload prefetch first, %.2f with fastload prefetch to its end first (target at most 0.5)\n", (with - warm) / (cold - warm), (tool - warm) / (cold - warm), (then - warm) / (cold - warm)
+          printf "cold without / cold with: %.2fx in the process, %.2fx with fastload prefetch first, %.2fx with fastload prefetch to its end first (target on the emulated HDD: at least 2x)\n", cold / with, cold / tool, cold / then
+          printf "warm cost of the manifest, WarmStart warm - template warm: %.1f ms (target at most 3 ms; too few rounds to tell: the warm pairs below measure it)\n", warmWith - warm
+        }'
+      unset times median
+    } | tee -a "$out"
+  fi
 
   if [ "$disk" = ssd ] && [ "$warm_rounds" -gt 0 ]; then
     warm_pairs "$root" "$runtime" | tee -a "$out"

@@ -31,7 +31,7 @@ public sealed partial class StartupPrefetch : IDisposable
     private readonly long? _diskReadBytesAtBegin;
     private readonly bool _warm;
 
-    // A monitor, not a System.Threading.Lock: made at the top of Main, where a process's first Lock is costly.
+    // A monitor, not a System.Threading.Lock: made at the top of Main (LoadObservers says why).
     private readonly object _threadStart = new();
     private Thread? _thread;
     private TaskCompletionSource<StartupPrefetchSummary>? _completion;

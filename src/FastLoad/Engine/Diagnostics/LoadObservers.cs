@@ -7,7 +7,7 @@ namespace FastLoad.Engine;
 internal static class LoadObservers
 {
     // A monitor, not a System.Threading.Lock: StartupPrefetch.Begin subscribes at the top of Main, where a process's
-    // first Lock costs about half a millisecond.
+    // first Lock costs about half a millisecond (the host has not used one yet). The same holds for Begin's other locks.
     private static readonly object Sync = new();
     private static Action<string>[] s_listeners = [];
 

@@ -13,7 +13,7 @@ internal sealed class DeferredLogger
 {
     private const int MaxPending = 64;
 
-    // A monitor, not a System.Threading.Lock: made at the top of Main, where a process's first Lock is costly.
+    // A monitor, not a System.Threading.Lock: made at the top of Main (LoadObservers says why).
     private readonly object _sync = new();
     private List<Action<ILogger>>? _pending;
     private ILogger? _logger;

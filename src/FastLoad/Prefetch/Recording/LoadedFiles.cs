@@ -8,8 +8,7 @@ namespace FastLoad.Prefetch;
 /// </summary>
 internal sealed class LoadedFiles : IDisposable
 {
-    // A monitor, not a System.Threading.Lock: a process's first Lock costs about half a millisecond at the top of Main,
-    // where the host has not used one yet.
+    // A monitor, not a System.Threading.Lock: made at the top of Main (LoadObservers says why).
     private readonly object _sync = new();
     private readonly Func<string, bool>? _filter;
     private readonly IDisposable _subscription;
