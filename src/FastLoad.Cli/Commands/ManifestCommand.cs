@@ -1,3 +1,4 @@
+using System.Globalization;
 using System.CommandLine;
 using System.Text.Encodings.Web;
 using System.Text.Json;
@@ -47,10 +48,11 @@ internal static class ManifestCommand
             Console.WriteLine($"ranges     {manifest.RangeCount:N0}");
             Console.WriteLine($"bytes      {manifest.ByteCount:N0}");
             Console.WriteLine();
-            Console.WriteLine($"{"bytes",14} {"of length",14} {"ranges",7}  {"state",-8} path");
+            Console.WriteLine($"{"bytes",14} {"of length",14} {"ranges",7} {"first use",9}  {"state",-8} path");
             foreach (StartupManifestFile file in manifest.Files)
             {
-                Console.WriteLine($"{file.ByteCount,14:N0} {file.Length,14:N0} {file.Ranges.Count,7:N0}  {StateOf(file),-8} {file.Path}");
+                string firstUse = file.FirstUse > 0 ? file.FirstUse.ToString("N0", CultureInfo.CurrentCulture) : "-";
+                Console.WriteLine($"{file.ByteCount,14:N0} {file.Length,14:N0} {file.Ranges.Count,7:N0} {firstUse,9}  {StateOf(file),-8} {file.Path}");
             }
         }
 
@@ -88,6 +90,15 @@ internal static class ManifestCommand
                 writer.WriteNumber("length", file.Length);
                 writer.WriteString("lastWriteTimeUtc", file.LastWriteTimeUtc);
                 writer.WriteNumber("bytes", file.ByteCount);
+                if (file.FirstUse > 0)
+                {
+                    writer.WriteNumber("firstUse", file.FirstUse);
+                }
+                else
+                {
+                    writer.WriteNull("firstUse");
+                }
+
                 writer.WriteString("state", StateOf(file));
                 writer.WriteStartArray("ranges");
                 foreach (StartupManifestRange range in file.Ranges)

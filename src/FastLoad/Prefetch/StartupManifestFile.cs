@@ -6,12 +6,13 @@ namespace FastLoad;
 [DebuggerDisplay("{Path,nq} ({ByteCount} of {Length} bytes)")]
 public sealed class StartupManifestFile
 {
-    internal StartupManifestFile(string path, long length, long lastWriteUnixNanoseconds, StartupManifestRange[] ranges)
+    internal StartupManifestFile(string path, long length, long lastWriteUnixNanoseconds, StartupManifestRange[] ranges, int firstUse = 0)
     {
         Path = path;
         Length = length;
         LastWriteUnixNanoseconds = lastWriteUnixNanoseconds;
         RangeArray = ranges;
+        FirstUse = firstUse;
         foreach (StartupManifestRange range in ranges)
         {
             ByteCount += range.Length;
@@ -29,6 +30,12 @@ public sealed class StartupManifestFile
 
     /// <summary>Gets the ranges of the file that the start read, in order, none overlapping or touching another.</summary>
     public IReadOnlyList<StartupManifestRange> Ranges => field ??= Array.AsReadOnly(RangeArray);
+
+    /// <summary>
+    /// Gets the file's place in the order the recorded start first used its files, from 1 (the replay reads in this
+    /// order); 0 for a file whose place the recorder could not tell, which the replay reads after the others.
+    /// </summary>
+    public int FirstUse { get; }
 
     /// <summary>Gets the bytes of <see cref="Ranges"/>.</summary>
     public long ByteCount { get; }

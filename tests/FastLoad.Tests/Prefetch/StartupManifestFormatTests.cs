@@ -67,6 +67,8 @@ public sealed class StartupManifestFormatTests
         { "empty range", "overlaps" },
         { "counts disagree", "the header says" },
         { "reserved set", "reserved" },
+        { "place of first use repeated", "repeated or past the 2 files" },
+        { "place of first use past the files", "repeated or past the 2 files" },
         { "trailing bytes", "after the last file" },
     };
 
@@ -83,6 +85,8 @@ public sealed class StartupManifestFormatTests
             "empty range" => Build((Root + "a", 100, [(10, 0)])),
             "counts disagree" => Build(byteCountDelta: 1, files: (Root + "a", 100, [(0, 100)])),
             "reserved set" => Build(reserved: 1, files: (Root + "a", 100, [(0, 100)])),
+            "place of first use repeated" => Build((Root + "a", 100, 1, [(0, 100)]), (Root + "b", 100, 1, [(0, 100)])),
+            "place of first use past the files" => Build((Root + "a", 100, 1, [(0, 100)]), (Root + "b", 100, 3, [(0, 100)])),
             _ => Build(trailing: 3, files: (Root + "a", 100, [(0, 100)])),
         };
 
@@ -95,11 +99,11 @@ public sealed class StartupManifestFormatTests
     public void Parse_AnotherVersion_SaysWhichItReads()
     {
         byte[] bytes = ManifestFormat.Write(Sample());
-        BinaryPrimitives.WriteUInt16LittleEndian(bytes.AsSpan(4), 2);
+        BinaryPrimitives.WriteUInt16LittleEndian(bytes.AsSpan(4), 1);
 
-        var ex = Assert.Throws<InvalidDataException>(() => ManifestFormat.Parse(bytes, "v2"));
+        var ex = Assert.Throws<InvalidDataException>(() => ManifestFormat.Parse(bytes, "v1"));
 
-        Assert.Contains("version 2", ex.Message);
+        Assert.Contains("version 1, which this FastLoad does not read (it reads version 2)", ex.Message);
     }
 
     [Fact]
@@ -125,12 +129,12 @@ public sealed class StartupManifestFormatTests
     private static StartupManifest Sample() => new(
         "app 0123456789abcdef",
         [
-            new(Root + "a.dll", 20_000, 1_795_608_000_123_456_700, [new(0, 100), new(8192, 4096)]),
-            new(Root + "b é.json", 1, 1, [new(0, 1)]),
+            new(Root + "a.dll", 20_000, 1_795_608_000_123_456_700, [new(0, 100), new(8192, 4096)], firstUse: 0),
+            new(Root + "b é.json", 1, 1, [new(0, 1)], firstUse: 1),
         ]);
 
     private static string Describe(StartupManifestFile file) =>
-        $"{file.Path} {file.Length} {file.LastWriteUnixNanoseconds} {string.Join(",", file.Ranges)}";
+        $"{file.Path} {file.Length} {file.LastWriteUnixNanoseconds} {file.FirstUse} {string.Join(",", file.Ranges)}";
 
     private static void AssertCanonical(StartupManifest manifest)
     {
@@ -180,22 +184,29 @@ public sealed class StartupManifestFormatTests
     }
 
     /// <summary>A manifest written field by field, with a valid checksum, whatever the fields say.</summary>
-    private static byte[] Build(params (string Path, long Length, (long Offset, long Length)[] Ranges)[] files) => Build(0, 0, 0, files);
+    private static byte[] Build(params (string Path, long Length, (long Offset, long Length)[] Ranges)[] files) =>
+        Build(0, 0, 0, [.. files.Select(file => (file.Path, file.Length, 0u, file.Ranges))]);
 
-    private static byte[] Build(long byteCountDelta = 0, uint reserved = 0, int trailing = 0, params (string Path, long Length, (long Offset, long Length)[] Ranges)[] files)
+    private static byte[] Build(params (string Path, long Length, uint FirstUse, (long Offset, long Length)[] Ranges)[] files) => Build(0, 0, 0, files);
+
+    private static byte[] Build(long byteCountDelta = 0, uint reserved = 0, int trailing = 0, params (string Path, long Length, (long Offset, long Length)[] Ranges)[] files) =>
+        Build(byteCountDelta, reserved, trailing, [.. files.Select(file => (file.Path, file.Length, 0u, file.Ranges))]);
+
+    private static byte[] Build(long byteCountDelta, uint reserved, int trailing, (string Path, long Length, uint FirstUse, (long Offset, long Length)[] Ranges)[] files)
     {
         var body = new List<byte>();
         byte[] key = "build"u8.ToArray();
         body.AddRange(key);
         long bytes = byteCountDelta;
         int ranges = 0;
-        foreach ((string path, long length, (long Offset, long Length)[] fileRanges) in files)
+        foreach ((string path, long length, uint firstUse, (long Offset, long Length)[] fileRanges) in files)
         {
             byte[] name = System.Text.Encoding.UTF8.GetBytes(path);
             body.AddRange(BitConverter.GetBytes((ushort)name.Length));
             body.AddRange(name);
             body.AddRange(BitConverter.GetBytes(length));
             body.AddRange(BitConverter.GetBytes(0L));
+            body.AddRange(BitConverter.GetBytes(firstUse));
             body.AddRange(BitConverter.GetBytes((uint)fileRanges.Length));
             foreach ((long offset, long rangeLength) in fileRanges)
             {

@@ -194,7 +194,7 @@ public sealed class StartupManifestLifecycleTests : PrefetchTestBase
                 bytes[bytes.Length / 2] ^= 0x10;
                 return bytes;
             case Damage.AnotherVersion:
-                bytes[4] = 2;
+                bytes[4] = FastLoad.Prefetch.ManifestFormat.Version + 1;
                 return bytes;
             default:
                 return "{\"not\": \"a manifest\"}"u8.ToArray();

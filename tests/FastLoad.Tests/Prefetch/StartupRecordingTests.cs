@@ -1,4 +1,5 @@
 using System.IO.MemoryMappedFiles;
+using System.Runtime.Loader;
 using FastLoad.Tests.Infrastructure;
 
 namespace FastLoad.Tests.Prefetch;
@@ -44,6 +45,57 @@ public sealed class StartupRecordingTests : PrefetchTestBase
         Assert.DoesNotContain(page.Ranges, range => range.Offset < 4 * MiB || range.End > 12 * MiB);
         Assert.Equal(summary.RecordedByteCount, manifest.ByteCount);
         Assert.Equal(3, summary.RecordedFileCount);
+    }
+
+    [LinuxFact]
+    public async Task End_Recorded_PlacesFilesInTheOrderTheStartFirstUsedThem()
+    {
+        // The host and the runtime's core by name, in their load order whatever their paths; assemblies in the order the
+        // runtime loaded them (the second loaded has the first path); files FastLoad read, by path; other files none.
+        string host = DataFile("dotnet", 10_000);
+        string coreClr = DataFile("libcoreclr.so", 10_000);
+        string coreLib = DataFile("System.Private.CoreLib.dll", 10_000);
+        string other = DataFile("a-native.so", 10_000);
+        string loadedFirst = CopyToData(typeof(Microsoft.Extensions.Primitives.StringValues).Assembly.Location, "c-loaded-first.dll");
+        string loadedSecond = CopyToData(typeof(Microsoft.Extensions.Options.Options).Assembly.Location, "b-loaded-second.dll");
+        string[] read = [DataFile("z-read.json", 100), DataFile("y-read.json", 100)];
+        var contexts = new List<AssemblyLoadContext>();
+        var maps = new List<MemoryMappedFile>();
+        var views = new List<MemoryMappedViewAccessor>();
+        try
+        {
+            foreach (string file in new[] { host, coreClr, coreLib, other })
+            {
+                maps.Add(MemoryMappedFile.CreateFromFile(file, FileMode.Open, null, 0, MemoryMappedFileAccess.Read));
+                views.Add(maps[^1].CreateViewAccessor(0, 0, MemoryMappedFileAccess.Read));
+                _ = views[^1].ReadByte(0);
+            }
+
+            await StartAsync(beforeEnd: () =>
+            {
+                foreach (string assembly in new[] { loadedFirst, loadedSecond })
+                {
+                    contexts.Add(new AssemblyLoadContext(assembly, isCollectible: true));
+                    _ = contexts[^1].LoadFromAssemblyPath(assembly).GetTypes();
+                }
+
+                foreach (string file in read)
+                {
+                    Loads.CollectAsync(new FileLoader(), FileSet.FromPaths([file])).GetAwaiter().GetResult();
+                }
+            });
+        }
+        finally
+        {
+            views.ForEach(view => view.Dispose());
+            maps.ForEach(map => map.Dispose());
+            contexts.ForEach(context => context.Unload());
+        }
+
+        StartupManifest manifest = StartupManifest.Read(ManifestBesideApp);
+        Assert.Equal(
+            [(host, 1), (coreClr, 2), (coreLib, 3), (loadedFirst, 4), (loadedSecond, 5), (read[1], 6), (read[0], 7), (other, 0)],
+            manifest.Files.Select(file => (file.Path, file.FirstUse)).OrderBy(file => file.FirstUse == 0).ThenBy(file => file.FirstUse));
     }
 
     [LinuxFact]
@@ -166,6 +218,13 @@ public sealed class StartupRecordingTests : PrefetchTestBase
         Assert.Equal(StartupManifestStatus.Replayed, summary.ManifestStatus);
         Assert.Null(summary.RecordedPath);
         Assert.Equal(manifest, File.ReadAllBytes(ManifestBesideApp));
+    }
+
+    private string CopyToData(string source, string name)
+    {
+        string path = Path.Combine(DataDirectory, name);
+        File.Copy(source, path);
+        return path;
     }
 
     private static void ReadAllChunks(string path)

@@ -67,30 +67,26 @@ public sealed class StartupReplayTests : PrefetchTestBase
     }
 
     [LinuxFact]
-    public async Task ReplayAsync_RuntimeFilesAfterOthersInPathOrder_ReadsTheRuntimesCoreFirst()
+    public async Task ReplayAsync_FilesWithPlacesOfFirstUse_ReadsThemInThatOrderThenTheOthersInPathOrder()
     {
-        // In path order a shared framework ("a-framework") and the application come before the runtime's own folder.
-        string framework = DataFile(Path.Combine("a-framework", "Framework.dll"), MiB);
-        string app = DataFile(Path.Combine("b-app", "app.dll"), MiB);
-        string runtimeLibrary = DataFile(Path.Combine("c-runtime", "System.Runtime.dll"), MiB);
-        string coreLib = DataFile(Path.Combine("c-runtime", "System.Private.CoreLib.dll"), MiB);
-        string coreClr = DataFile(Path.Combine("c-runtime", "libcoreclr.so"), MiB);
-        string host = DataFile("dotnet", MiB);
-        string[] files = [framework, app, runtimeLibrary, coreLib, coreClr, host];
+        string[] files = [DataFile("a.dll", MiB), DataFile("b.dll", MiB), DataFile("c.dll", MiB), DataFile("d.dll", MiB), DataFile("e.dll", MiB)];
+        int[] places = [0, 3, 0, 0, 1]; // e, then b; then a, c, d by path.
         string manifest = Path.Combine(Root, "m.startup-manifest");
-        Write(manifest, ManifestOf(Build, [.. files.Order(StringComparer.Ordinal).Select(file => (file, new (long, long)[] { (0, MiB) }))]));
+        StartupManifest recorded = ManifestOf(Build, [.. files.Select(file => (file, new (long, long)[] { (0, MiB) }))]);
+        Write(manifest, new StartupManifest(Build, [.. recorded.FileArray.Select((file, i) =>
+            new StartupManifestFile(file.Path, file.Length, file.LastWriteUnixNanoseconds, file.RangeArray, places[i]))]));
         Evict(files);
 
-        // Room for four files: the host, coreclr, CoreLib, then the rest of CoreLib's folder, as a start needs them.
-        StartupPrefetchSummary summary = await StartupPrefetch.ReplayAsync(manifest, new StartupPrefetchOptions { ReplayBudget = 4 * MiB });
+        // Room for three files and a half.
+        StartupPrefetchSummary summary = await StartupPrefetch.ReplayAsync(manifest, new StartupPrefetchOptions { ReplayBudget = (3 * MiB) + (MiB / 2) });
 
         Assert.True(summary.BudgetReached);
-        AssertMostlyCached(MiB, Cached(host));
-        AssertMostlyCached(MiB, Cached(coreClr));
-        AssertMostlyCached(MiB, Cached(coreLib));
-        AssertMostlyCached(MiB, Cached(runtimeLibrary));
-        Assert.Equal(0, Cached(framework));
-        Assert.Equal(0, Cached(app));
+        AssertMostlyCached(MiB, Cached(files[4]));
+        AssertMostlyCached(MiB, Cached(files[1]));
+        AssertMostlyCached(MiB, Cached(files[0]));
+        AssertMostlyCached(MiB / 2, Cached(files[2], 0, MiB / 2));
+        Assert.Equal(0, Cached(files[2], MiB / 2, MiB / 2));
+        Assert.Equal(0, Cached(files[3]));
     }
 
     [LinuxFact]

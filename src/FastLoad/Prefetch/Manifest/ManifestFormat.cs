@@ -7,15 +7,16 @@ using Microsoft.Win32.SafeHandles;
 namespace FastLoad.Prefetch;
 
 /// <summary>
-/// The manifest file, version 1 (docs/startup-manifest.md): a 32-byte header (magic "FLSM", version, header length,
+/// The manifest file, version 2 (docs/startup-manifest.md): a 32-byte header (magic "FLSM", version, header length,
 /// file, range and byte counts, build key length), the build key, one record per file (path, length, last write time,
-/// ranges), and the CRC-32C of all that. Little-endian. Every field is checked before it is used, and the form is
-/// canonical (paths in the ordinal order of their UTF-8 bytes, ranges ascending and apart), so that a start recorded twice gives the same bytes.
+/// place in the order of first use, ranges), and the CRC-32C of all that. Little-endian. Every field is checked before
+/// it is used, and the form is canonical (paths in the ordinal order of their UTF-8 bytes, ranges ascending and apart,
+/// places of first use apart), so that a start recorded twice gives the same bytes.
 /// </summary>
 internal static class ManifestFormat
 {
     public const uint Magic = 0x4D534C46; // "FLSM" as bytes
-    public const ushort Version = 1;
+    public const ushort Version = 2;
     public const int HeaderLength = 32;
     public const int FooterLength = sizeof(uint);
 
@@ -26,7 +27,7 @@ internal static class ManifestFormat
     public const int MaxPathBytes = 4096;
     public const int MaxBuildKeyBytes = 1024;
 
-    private const int FileRecordFixedLength = sizeof(ushort) + sizeof(long) + sizeof(long) + sizeof(uint);
+    private const int FileRecordFixedLength = sizeof(ushort) + sizeof(long) + sizeof(long) + sizeof(uint) + sizeof(uint);
     private const int RangeLength = 2 * sizeof(long);
 
     /// <summary>
@@ -81,8 +82,9 @@ internal static class ManifestFormat
             at += sizeof(ushort) + paths[i].Length;
             BinaryPrimitives.WriteInt64LittleEndian(bytes.AsSpan(at), file.Length);
             BinaryPrimitives.WriteInt64LittleEndian(bytes.AsSpan(at + 8), file.LastWriteUnixNanoseconds);
-            BinaryPrimitives.WriteUInt32LittleEndian(bytes.AsSpan(at + 16), (uint)file.RangeArray.Length);
-            at += 20;
+            BinaryPrimitives.WriteUInt32LittleEndian(bytes.AsSpan(at + 16), (uint)file.FirstUse);
+            BinaryPrimitives.WriteUInt32LittleEndian(bytes.AsSpan(at + 20), (uint)file.RangeArray.Length);
+            at += 24;
             foreach (StartupManifestRange range in file.RangeArray)
             {
                 BinaryPrimitives.WriteInt64LittleEndian(bytes.AsSpan(at), range.Offset);
@@ -174,9 +176,10 @@ internal static class ManifestFormat
         int rangesLeft = (int)rangeCount;
         long bytesSeen = 0;
         ReadOnlySpan<byte> previous = default;
+        var placesTaken = new bool[files.Length + 1];
         for (int i = 0; i < files.Length; i++)
         {
-            files[i] = ReadFile(ref reader, ref rangesLeft, ref previous);
+            files[i] = ReadFile(ref reader, ref rangesLeft, ref previous, placesTaken);
             bytesSeen += files[i].ByteCount;
         }
 
@@ -193,7 +196,8 @@ internal static class ManifestFormat
         return new StartupManifest(buildKey, files);
     }
 
-    private static StartupManifestFile ReadFile(ref Reader reader, ref int rangesLeft, ref ReadOnlySpan<byte> previous)
+    /// <summary>Reads one file's record; <paramref name="placesTaken"/> holds the places of first use of the files before (0 is no place).</summary>
+    private static StartupManifestFile ReadFile(ref Reader reader, ref int rangesLeft, ref ReadOnlySpan<byte> previous, bool[] placesTaken)
     {
         int start = reader.Position;
         int pathLength = reader.UInt16();
@@ -218,6 +222,13 @@ internal static class ManifestFormat
 
         long length = reader.Int64();
         long lastWrite = reader.Int64();
+        uint firstUse = reader.UInt32();
+        if (firstUse >= placesTaken.Length || (firstUse != 0 && placesTaken[firstUse]))
+        {
+            throw reader.Invalid($"'{path}' has place {firstUse} in the order of first use, repeated or past the {placesTaken.Length - 1} files", start);
+        }
+
+        placesTaken[firstUse] = true;
         uint count = reader.UInt32();
         if (length <= 0 || count == 0 || count > rangesLeft)
         {
@@ -242,7 +253,7 @@ internal static class ManifestFormat
         }
 
         rangesLeft -= ranges.Length;
-        return new StartupManifestFile(path, length, lastWrite, ranges);
+        return new StartupManifestFile(path, length, lastWrite, ranges, (int)firstUse);
     }
 
     /// <summary>Reads fields in order, checking that each is there.</summary>

@@ -11,7 +11,8 @@ namespace FastLoad.Prefetch;
 /// Records a start when it ends: the files FastLoad read since <c>Begin</c> (<see cref="LoadedFiles"/>), what the
 /// process mapped (Linux: the pages <c>/proc/self/pagemap</c> shows present in each file mapping of
 /// <c>/proc/self/maps</c>; elsewhere the loaded assemblies and modules, whole), the files the .NET host reads without
-/// mapping them, and the options' additional files, into a manifest, bounded and canonical.
+/// mapping them, and the options' additional files, into a manifest, bounded and canonical, with each file's place in
+/// the order the start first used them where that is known.
 /// </summary>
 internal static partial class StartupRecorder
 {
@@ -24,6 +25,22 @@ internal static partial class StartupRecorder
     private const int Mapped = 1;
     private const int Loaded = 2;
     private const int HostRead = 3;
+
+    /// <summary>
+    /// The .NET host's files that it loads before it reads its JSON files, and then the runtime's core, in the order a
+    /// start loads them: before <c>Main</c> the host maps these and faults on them, so a replay that starts with the
+    /// process (<c>fastload prefetch &amp;</c>) reads them first.
+    /// </summary>
+    private static readonly string[] HostInLoadOrder = ["dotnet", "dotnet.exe", "libhostfxr.so", "libhostfxr.dylib", "hostfxr.dll"];
+
+    private static readonly string[] RuntimeCoreInLoadOrder =
+    [
+        "libhostpolicy.so", "libhostpolicy.dylib", "hostpolicy.dll",
+        "libcoreclr.so", "libcoreclr.dylib", "coreclr.dll",
+        "System.Private.CoreLib.dll",
+        "libclrjit.so", "libclrjit.dylib", "clrjit.dll",
+        "libSystem.Native.so", "libSystem.Native.dylib",
+    ];
 
     /// <summary>What this start read, as a manifest of <paramref name="buildKey"/>; <paramref name="manifestPaths"/> are left out.</summary>
     public static StartupManifest Record(LoadedFiles loadedFiles, string buildKey, StartupPrefetchOptions options, PrefetchTestHooks hooks, IReadOnlyCollection<string> manifestPaths)
@@ -53,7 +70,85 @@ internal static partial class StartupRecorder
             AddHostFiles(candidates, hooks);
         }
 
+        PlaceInFirstUseOrder(candidates);
         return Build(buildKey, candidates, options, hooks, manifestPaths);
+    }
+
+    /// <summary>
+    /// Numbers the candidates in the order the start first used them, as far as that is known: the host and the
+    /// runtime's core by name (the host's JSON files between them), then the assemblies in the order the runtime
+    /// loaded them, then the files FastLoad read, by path (they finish in no fixed order, and the manifest of a start
+    /// recorded twice should be the same). The others (native libraries the runtime loaded later, the options'
+    /// additional files) have no place; the replay reads them last.
+    /// </summary>
+    private static void PlaceInFirstUseOrder(Dictionary<string, Candidate> candidates)
+    {
+        var byPath = new List<Candidate>(candidates.Values);
+        byPath.Sort(static (a, b) => ManifestFormat.ComparePaths(a.Utf8Path, b.Utf8Path));
+        int next = 0;
+        PlaceByName(byPath, HostInLoadOrder, ref next);
+        foreach (Candidate candidate in byPath)
+        {
+            if (candidate.Priority == HostRead)
+            {
+                Place(candidate, ref next);
+            }
+        }
+
+        PlaceByName(byPath, RuntimeCoreInLoadOrder, ref next);
+        foreach (string assembly in LoadedAssembliesInLoadOrder())
+        {
+            if (candidates.TryGetValue(assembly, out Candidate? candidate))
+            {
+                Place(candidate, ref next);
+            }
+        }
+
+        foreach (Candidate candidate in byPath)
+        {
+            if (candidate.Priority == Loaded)
+            {
+                Place(candidate, ref next);
+            }
+        }
+    }
+
+    private static void PlaceByName(List<Candidate> byPath, string[] namesInOrder, ref int next)
+    {
+        foreach (string name in namesInOrder)
+        {
+            foreach (Candidate candidate in byPath)
+            {
+                if (Path.GetFileName(candidate.Path) == name)
+                {
+                    Place(candidate, ref next);
+                }
+            }
+        }
+    }
+
+    private static void Place(Candidate candidate, ref int next)
+    {
+        if (candidate.FirstUse == 0)
+        {
+            candidate.FirstUse = ++next;
+        }
+    }
+
+    /// <summary>The files of the assemblies loaded so far, in the order the runtime loaded them (the order it lists them in).</summary>
+    [UnconditionalSuppressMessage("SingleFile", "IL3000", Justification = "An assembly without a file (single-file, NativeAOT) has an empty Location and is skipped.")]
+    private static List<string> LoadedAssembliesInLoadOrder()
+    {
+        var files = new List<string>();
+        foreach (Assembly assembly in AppDomain.CurrentDomain.GetAssemblies())
+        {
+            if (!assembly.IsDynamic && assembly.Location is { Length: > 0 } location)
+            {
+                files.Add(Path.GetFullPath(location));
+            }
+        }
+
+        return files;
     }
 
     private static StartupManifest Build(
@@ -97,6 +192,18 @@ internal static partial class StartupRecorder
             {
                 candidate.File = new StartupManifestFile(path, version.Length, version.LastWriteUnixNanoseconds, ranges);
                 kept.Add(candidate);
+            }
+        }
+
+        // The places of the files kept, numbered again from 1 without gaps; then the files in path order.
+        kept.Sort(static (a, b) => a.FirstUse != b.FirstUse ? a.FirstUse.CompareTo(b.FirstUse) : ManifestFormat.ComparePaths(a.Utf8Path, b.Utf8Path));
+        int place = 0;
+        foreach (Candidate candidate in kept)
+        {
+            StartupManifestFile file = candidate.File!;
+            if (candidate.FirstUse > 0)
+            {
+                candidate.File = new StartupManifestFile(file.Path, file.Length, file.LastWriteUnixNanoseconds, file.RangeArray, ++place);
             }
         }
 
@@ -174,6 +281,9 @@ internal static partial class StartupRecorder
         public string Path { get; } = path;
 
         public int Priority { get; set; } = priority;
+
+        /// <summary>The candidate's place in the order of first use, from 1; 0 where it is not known.</summary>
+        public int FirstUse { get; set; }
 
         public RangeSet Ranges { get; } = new();
 

@@ -26,63 +26,41 @@ internal sealed partial class ManifestReplay(StartupManifest manifest, long budg
     }
 
     /// <summary>
-    /// The .NET host and runtime's own files, in the order a start loads them: before <c>Main</c> the host maps these
-    /// and faults on them, so a replay that starts with the process (<c>fastload prefetch &amp;</c>) reads them first.
-    /// </summary>
-    private static readonly string[] RuntimeCoreInLoadOrder =
-    [
-        "dotnet", "dotnet.exe",
-        "libhostfxr.so", "libhostfxr.dylib", "hostfxr.dll",
-        "libhostpolicy.so", "libhostpolicy.dylib", "hostpolicy.dll",
-        "libcoreclr.so", "libcoreclr.dylib", "coreclr.dll",
-        "System.Private.CoreLib.dll",
-        "libclrjit.so", "libclrjit.dylib", "clrjit.dll",
-        "libSystem.Native.so", "libSystem.Native.dylib",
-    ];
-
-    /// <summary>
-    /// The manifest's files in the order a start first needs them, as far as their names tell: the host and the
-    /// runtime's core in load order, then the rest of the core framework's folder (where CoreLib lies), then every
-    /// other file in manifest order. The manifest itself is kept in path order, so that a start recorded twice gives
-    /// the same bytes; in path order a shared framework such as <c>Microsoft.AspNetCore.App</c> comes before
-    /// <c>Microsoft.NETCore.App</c>, and the host's own reads would wait behind it.
+    /// The manifest's files in the order the recorded start first used them (<see cref="StartupManifestFile.FirstUse"/>),
+    /// then those whose place is not known, in manifest order. The manifest itself is kept in path order, so that a
+    /// start recorded twice gives the same bytes; in path order a shared framework such as <c>Microsoft.AspNetCore.App</c>
+    /// comes before <c>Microsoft.NETCore.App</c>, and the start's first reads would wait behind it.
     /// </summary>
     private static StartupManifestFile[] InFirstUseOrder(StartupManifestFile[] files)
     {
-        // Each file's place: its name's in the runtime's load order, then CoreLib's folder, then the rest.
-        int coreFolderRank = RuntimeCoreInLoadOrder.Length, otherRank = coreFolderRank + 1;
-        var ranks = new int[files.Length];
-        string? coreFolder = null;
-        for (int i = 0; i < files.Length; i++)
-        {
-            string name = Path.GetFileName(files[i].Path);
-            int core = Array.IndexOf(RuntimeCoreInLoadOrder, name);
-            ranks[i] = core >= 0 ? core : otherRank;
-            if (name == "System.Private.CoreLib.dll")
-            {
-                coreFolder ??= Path.GetDirectoryName(files[i].Path);
-            }
-        }
-
-        for (int i = 0; i < files.Length; i++)
-        {
-            if (ranks[i] == otherRank && coreFolder is not null && Path.GetDirectoryName(files[i].Path) == coreFolder)
-            {
-                ranks[i] = coreFolderRank;
-            }
-        }
-
-        // By rank, and in manifest order within one.
+        // Places are apart and at most the file count (the format checks it); placed without a sort, so that nothing
+        // here asks the JIT for a comparer at the top of Main.
+        var byPlace = new StartupManifestFile?[files.Length + 1];
         var ordered = new StartupManifestFile[files.Length];
-        int count = 0;
-        for (int rank = 0; rank <= otherRank; rank++)
+        foreach (StartupManifestFile file in files)
         {
-            for (int i = 0; i < files.Length; i++)
+            int place = file.FirstUse;
+            if (place > 0 && place < byPlace.Length && byPlace[place] is null)
             {
-                if (ranks[i] == rank)
-                {
-                    ordered[count++] = files[i];
-                }
+                byPlace[place] = file;
+            }
+        }
+
+        int count = 0;
+        foreach (StartupManifestFile? file in byPlace)
+        {
+            if (file is not null)
+            {
+                ordered[count++] = file;
+            }
+        }
+
+        foreach (StartupManifestFile file in files)
+        {
+            int place = file.FirstUse;
+            if (place <= 0 || place >= byPlace.Length || byPlace[place] != file)
+            {
+                ordered[count++] = file;
             }
         }
 
