@@ -1,4 +1,5 @@
 using System.IO.MemoryMappedFiles;
+using System.Runtime.InteropServices;
 using System.Runtime.Loader;
 using FastLoad.Tests.Infrastructure;
 
@@ -50,14 +51,17 @@ public sealed class StartupRecordingTests : PrefetchTestBase
     [LinuxFact]
     public async Task End_Recorded_PlacesFilesInTheOrderTheStartFirstUsedThem()
     {
-        // The host and the runtime's core by name, in their load order whatever their paths; assemblies in the order the
-        // runtime loaded them (the second loaded has the first path); files FastLoad read, by path; other files none.
+        // The host and the runtime's core by name, in their load order whatever their paths; a shared library loaded
+        // later, after them; assemblies in the order the runtime loaded them (the second loaded has the first path),
+        // even those loaded before the library; files FastLoad read, by path; a file only mapped, none.
         string host = DataFile("dotnet", 10_000);
         string coreClr = DataFile("libcoreclr.so", 10_000);
         string coreLib = DataFile("System.Private.CoreLib.dll", 10_000);
         string other = DataFile("a-native.so", 10_000);
         string loadedFirst = CopyToData(typeof(Microsoft.Extensions.Primitives.StringValues).Assembly.Location, "c-loaded-first.dll");
         string loadedSecond = CopyToData(typeof(Microsoft.Extensions.Options.Options).Assembly.Location, "b-loaded-second.dll");
+        string library = CopyToData(Path.Combine(RuntimeEnvironment.GetRuntimeDirectory(), "libSystem.IO.Compression.Native.so"), "d-library.so");
+        nint libraryHandle = 0;
         string[] read = [DataFile("z-read.json", 100), DataFile("y-read.json", 100)];
         var contexts = new List<AssemblyLoadContext>();
         var maps = new List<MemoryMappedFile>();
@@ -79,6 +83,8 @@ public sealed class StartupRecordingTests : PrefetchTestBase
                     _ = contexts[^1].LoadFromAssemblyPath(assembly).GetTypes();
                 }
 
+                libraryHandle = NativeLibrary.Load(library);
+
                 foreach (string file in read)
                 {
                     Loads.CollectAsync(new FileLoader(), FileSet.FromPaths([file])).GetAwaiter().GetResult();
@@ -90,11 +96,15 @@ public sealed class StartupRecordingTests : PrefetchTestBase
             views.ForEach(view => view.Dispose());
             maps.ForEach(map => map.Dispose());
             contexts.ForEach(context => context.Unload());
+            if (libraryHandle != 0)
+            {
+                NativeLibrary.Free(libraryHandle);
+            }
         }
 
         StartupManifest manifest = StartupManifest.Read(ManifestBesideApp);
         Assert.Equal(
-            [(host, 1), (coreClr, 2), (coreLib, 3), (loadedFirst, 4), (loadedSecond, 5), (read[1], 6), (read[0], 7), (other, 0)],
+            [(host, 1), (coreClr, 2), (coreLib, 3), (library, 4), (loadedFirst, 5), (loadedSecond, 6), (read[1], 7), (read[0], 8), (other, 0)],
             manifest.Files.Select(file => (file.Path, file.FirstUse)).OrderBy(file => file.FirstUse == 0).ThenBy(file => file.FirstUse));
     }
 

@@ -197,6 +197,38 @@ internal static unsafe partial class Interop
     [LibraryImport(GlibcSoname, EntryPoint = "getrusage")]
     internal static partial int GetResourceUsageGlibc(int who, ResourceUsage* usage);
 
+    /// <summary><c>PT_LOAD</c>: a program header for a segment that is mapped from the file (elf.h).</summary>
+    internal const uint ProgramHeaderLoad = 1;
+
+    /// <summary>The leading fields of <c>struct dl_phdr_info</c> in a 64-bit process (link.h).</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    internal struct SharedObjectInfo64
+    {
+        /// <summary><c>dlpi_addr</c>: where the object was loaded, added to each segment's virtual address.</summary>
+        public ulong LoadAddress;
+        public byte* Name;
+        public ProgramHeader64* ProgramHeaders;
+        public ushort ProgramHeaderCount;
+    }
+
+    /// <summary><c>Elf64_Phdr</c> (elf.h).</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    internal struct ProgramHeader64
+    {
+        public uint Type;
+        public uint Flags;
+        public ulong FileOffset;
+        public ulong VirtualAddress;
+        public ulong PhysicalAddress;
+        public ulong FileSize;
+        public ulong MemorySize;
+        public ulong Alignment;
+    }
+
+    /// <summary>dl_iterate_phdr(3): calls <paramref name="callback"/> for each loaded object, in the dynamic linker's order (the executable first).</summary>
+    [LibraryImport(Libc, EntryPoint = "dl_iterate_phdr")]
+    internal static partial int IterateSharedObjects(delegate* unmanaged<SharedObjectInfo64*, nuint, void*, int> callback, void* data);
+
     internal const int IoPriorityWhoProcess = 1;
     internal const int IoPriorityClassBestEffort = 2;
     internal const int IoPriorityClassShift = 13;

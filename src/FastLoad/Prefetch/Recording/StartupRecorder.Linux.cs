@@ -1,3 +1,4 @@
+using System.Runtime.InteropServices;
 using System.Runtime.Versioning;
 using FastLoad.FileSystem;
 using Microsoft.Win32.SafeHandles;
@@ -23,8 +24,9 @@ internal static partial class StartupRecorder
     /// out what other processes and the replay itself brought in, so a warm start records what a cold one would.
     /// Without pagemap (a sandbox may hide it), the cached pages of each mapped file stand for them.
     /// </summary>
+    /// <returns>The mappings, for <see cref="SharedObjectsInLoadOrderLinux"/>; empty where <c>/proc/self/maps</c> cannot be read.</returns>
     [SupportedOSPlatform("linux")]
-    private static unsafe void AddMappedFilesLinux(Dictionary<string, Candidate> candidates)
+    private static unsafe List<Mapping> AddMappedFilesLinux(Dictionary<string, Candidate> candidates)
     {
         List<Mapping> mappings;
         try
@@ -33,7 +35,7 @@ internal static partial class StartupRecorder
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
         {
-            return;
+            return [];
         }
 
         int fd = Interop.Open("/proc/self/pagemap", Interop.OpenReadOnly | Interop.OpenCloseOnExec, 0);
@@ -44,7 +46,7 @@ internal static partial class StartupRecorder
                 AddCached(Add(candidates, path, Mapped), path, whole: false);
             }
 
-            return;
+            return mappings;
         }
 
         using var pagemap = new SafeFileHandle(fd, ownsHandle: true);
@@ -95,6 +97,69 @@ internal static partial class StartupRecorder
                 AddWidened(ranges, runStart, mapping.Offset + (done * pageSize));
             }
         }
+
+        return mappings;
+    }
+
+    /// <summary>
+    /// The files of the executable and the shared libraries of this process, in the order the dynamic linker loaded
+    /// them (its list of objects, which <c>dl_iterate_phdr</c> walks), each named as <paramref name="mappings"/> name
+    /// the mapping that holds its first segment; those are the paths the manifest keeps. Empty in a 32-bit process.
+    /// </summary>
+    [SupportedOSPlatform("linux")]
+    private static unsafe List<string> SharedObjectsInLoadOrderLinux(List<Mapping> mappings)
+    {
+        var files = new List<string>();
+        if (IntPtr.Size != sizeof(ulong) || mappings.Count == 0)
+        {
+            return files;
+        }
+
+        var segments = new List<ulong>();
+        GCHandle handle = GCHandle.Alloc(segments);
+        try
+        {
+            _ = Interop.IterateSharedObjects(&AddFirstSegment, (void*)GCHandle.ToIntPtr(handle));
+        }
+        finally
+        {
+            handle.Free();
+        }
+
+        foreach (ulong address in segments)
+        {
+            foreach (Mapping mapping in mappings)
+            {
+                if (mapping.Start <= address && address < mapping.End)
+                {
+                    if (!files.Contains(mapping.Path))
+                    {
+                        files.Add(mapping.Path);
+                    }
+
+                    break;
+                }
+            }
+        }
+
+        return files;
+    }
+
+    /// <summary>The callback of <see cref="SharedObjectsInLoadOrderLinux"/>: adds where the object's first loaded segment is. Throws nothing.</summary>
+    [UnmanagedCallersOnly]
+    private static unsafe int AddFirstSegment(Interop.SharedObjectInfo64* info, nuint size, void* data)
+    {
+        var segments = (List<ulong>)GCHandle.FromIntPtr((nint)data).Target!;
+        for (int i = 0; i < info->ProgramHeaderCount; i++)
+        {
+            if (info->ProgramHeaders[i].Type == Interop.ProgramHeaderLoad)
+            {
+                segments.Add(info->LoadAddress + info->ProgramHeaders[i].VirtualAddress);
+                break;
+            }
+        }
+
+        return 0;
     }
 
     private static void AddWidened(RangeSet ranges, long start, long end) =>

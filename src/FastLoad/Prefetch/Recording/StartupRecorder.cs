@@ -31,7 +31,9 @@ internal static partial class StartupRecorder
     /// start loads them: before <c>Main</c> the host maps these and faults on them, so a replay that starts with the
     /// process (<c>fastload prefetch &amp;</c>) reads them first.
     /// </summary>
-    private static readonly string[] HostInLoadOrder = ["dotnet", "dotnet.exe", "libhostfxr.so", "libhostfxr.dylib", "hostfxr.dll"];
+    private static readonly string[] HostExecutables = ["dotnet", "dotnet.exe"];
+
+    private static readonly string[] HostLibraries = ["libhostfxr.so", "libhostfxr.dylib", "hostfxr.dll"];
 
     private static readonly string[] RuntimeCoreInLoadOrder =
     [
@@ -51,9 +53,10 @@ internal static partial class StartupRecorder
             Add(candidates, Path.GetFullPath(file), Additional).AddWhole();
         }
 
+        List<string> sharedObjects = [];
         if (OperatingSystem.IsLinux())
         {
-            AddMappedFilesLinux(candidates);
+            sharedObjects = SharedObjectsInLoadOrderLinux(AddMappedFilesLinux(candidates));
         }
         else
         {
@@ -70,23 +73,37 @@ internal static partial class StartupRecorder
             AddHostFiles(candidates, hooks);
         }
 
-        PlaceInFirstUseOrder(candidates);
+        PlaceInFirstUseOrder(candidates, sharedObjects);
         return Build(buildKey, candidates, options, hooks, manifestPaths);
     }
 
     /// <summary>
-    /// Numbers the candidates in the order the start first used them, as far as that is known: the host and the
-    /// runtime's core by name (the host's JSON files between them), then the assemblies in the order the runtime
-    /// loaded them, then the files FastLoad read, by path (they finish in no fixed order, and the manifest of a start
-    /// recorded twice should be the same). The others (native libraries the runtime loaded later, the options'
-    /// additional files) have no place; the replay reads them last.
+    /// Numbers the candidates in the order the start first used them, as far as that is known: the executable and the
+    /// libraries the dynamic linker loaded with it (<paramref name="sharedObjectsInLoadOrder"/>, Linux, up to the host's
+    /// first), the host and the runtime's core by name (the host's JSON files between them), the other shared
+    /// libraries in the order they were loaded (ICU, OpenSSL's shim), the assemblies in the order the runtime loaded
+    /// them, then the files FastLoad read, by path (they finish in no fixed order, and the manifest of a start recorded
+    /// twice should be the same). The others (the options' additional files; off Linux, native libraries) have no
+    /// place; the replay reads them last.
     /// </summary>
-    private static void PlaceInFirstUseOrder(Dictionary<string, Candidate> candidates)
+    private static void PlaceInFirstUseOrder(Dictionary<string, Candidate> candidates, List<string> sharedObjectsInLoadOrder)
     {
         var byPath = new List<Candidate>(candidates.Values);
         byPath.Sort(static (a, b) => ManifestFormat.ComparePaths(a.Utf8Path, b.Utf8Path));
         int next = 0;
-        PlaceByName(byPath, HostInLoadOrder, ref next);
+        foreach (string file in sharedObjectsInLoadOrder)
+        {
+            string name = Path.GetFileName(file);
+            if (Array.IndexOf(HostLibraries, name) >= 0 || Array.IndexOf(RuntimeCoreInLoadOrder, name) >= 0)
+            {
+                break;
+            }
+
+            PlaceFile(candidates, file, ref next);
+        }
+
+        PlaceByName(byPath, HostExecutables, ref next);
+        PlaceByName(byPath, HostLibraries, ref next);
         foreach (Candidate candidate in byPath)
         {
             if (candidate.Priority == HostRead)
@@ -96,12 +113,14 @@ internal static partial class StartupRecorder
         }
 
         PlaceByName(byPath, RuntimeCoreInLoadOrder, ref next);
+        foreach (string file in sharedObjectsInLoadOrder)
+        {
+            PlaceFile(candidates, file, ref next);
+        }
+
         foreach (string assembly in LoadedAssembliesInLoadOrder())
         {
-            if (candidates.TryGetValue(assembly, out Candidate? candidate))
-            {
-                Place(candidate, ref next);
-            }
+            PlaceFile(candidates, assembly, ref next);
         }
 
         foreach (Candidate candidate in byPath)
@@ -124,6 +143,14 @@ internal static partial class StartupRecorder
                     Place(candidate, ref next);
                 }
             }
+        }
+    }
+
+    private static void PlaceFile(Dictionary<string, Candidate> candidates, string path, ref int next)
+    {
+        if (candidates.TryGetValue(path, out Candidate? candidate))
+        {
+            Place(candidate, ref next);
         }
     }
 
