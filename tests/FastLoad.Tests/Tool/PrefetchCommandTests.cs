@@ -60,12 +60,14 @@ public sealed class PrefetchCommandTests : PrefetchTestBase
     }
 
     [Fact]
-    public async Task ManifestShow_Json_ListsEachFileWithItsState()
+    public async Task ManifestShow_Json_ListsEachFileWithItsPlaceAndState()
     {
         string current = DataFile("current.bin", 10_000);
         string changed = DataFile("changed.bin", 10_000);
         string manifest = Path.Combine(Root, "app.startup-manifest");
-        File.WriteAllBytes(manifest, ManifestFormat.Write(ManifestOf(Build, (current, [(0, 4096), (8192, 1808)]), (changed, [(0, 10_000)]))));
+        StartupManifest recorded = ManifestOf(Build, (current, [(0, 4096), (8192, 1808)]), (changed, [(0, 10_000)]));
+        File.WriteAllBytes(manifest, ManifestFormat.Write(new StartupManifest(Build, [.. recorded.FileArray.Select(file =>
+            new StartupManifestFile(file.Path, file.Length, file.LastWriteUnixNanoseconds, file.RangeArray, file.Path == current ? 1 : 0))])));
         File.AppendAllText(changed, "more");
 
         var (exitCode, output, error) = await FastLoadTool.RunAsync([], "manifest", "show", manifest, "--json");
@@ -80,6 +82,8 @@ public sealed class PrefetchCommandTests : PrefetchTestBase
         JsonElement[] entries = [.. root.GetProperty("entries").EnumerateArray()];
         Assert.Equal([changed, current], entries.Select(entry => entry.GetProperty("path").GetString()));
         Assert.Equal(["changed", "current"], entries.Select(entry => entry.GetProperty("state").GetString()));
+        Assert.Equal([JsonValueKind.Null, JsonValueKind.Number], entries.Select(entry => entry.GetProperty("firstUse").ValueKind));
+        Assert.Equal(1, entries[1].GetProperty("firstUse").GetInt32());
         Assert.Equal(8192, entries[1].GetProperty("ranges")[1][0].GetInt64());
     }
 
