@@ -217,28 +217,26 @@ internal static partial class StartupRecorder
             StartupManifestRange[] ranges = Truncate(candidate.Ranges.Normalize(version.Length, MaxRangesPerFile), ref bytesLeft, ref rangesLeft);
             if (ranges.Length > 0)
             {
-                candidate.File = new StartupManifestFile(path, version.Length, version.LastWriteUnixNanoseconds, ranges);
+                (candidate.Version, candidate.KeptRanges) = (version, ranges);
                 kept.Add(candidate);
             }
         }
 
         // The places of the files kept, numbered again from 1 without gaps; then the files in path order.
-        kept.Sort(static (a, b) => a.FirstUse != b.FirstUse ? a.FirstUse.CompareTo(b.FirstUse) : ManifestFormat.ComparePaths(a.Utf8Path, b.Utf8Path));
+        kept.Sort(static (a, b) => a.FirstUse.CompareTo(b.FirstUse));
         int place = 0;
         foreach (Candidate candidate in kept)
         {
-            StartupManifestFile file = candidate.File!;
-            if (candidate.FirstUse > 0)
-            {
-                candidate.File = new StartupManifestFile(file.Path, file.Length, file.LastWriteUnixNanoseconds, file.RangeArray, ++place);
-            }
+            candidate.FirstUse = candidate.FirstUse > 0 ? ++place : 0;
         }
 
         kept.Sort(static (a, b) => ManifestFormat.ComparePaths(a.Utf8Path, b.Utf8Path));
         var files = new StartupManifestFile[kept.Count];
         for (int i = 0; i < files.Length; i++)
         {
-            files[i] = kept[i].File!;
+            Candidate candidate = kept[i];
+            files[i] = new StartupManifestFile(
+                candidate.Path, candidate.Version.Length, candidate.Version.LastWriteUnixNanoseconds, candidate.KeptRanges!, candidate.FirstUse);
         }
 
         return new StartupManifest(buildKey, files);
@@ -317,7 +315,9 @@ internal static partial class StartupRecorder
         /// <summary>The path as the manifest orders it, encoded once rather than at every comparison of the sorts.</summary>
         public byte[] Utf8Path => field ??= Encoding.UTF8.GetBytes(Path);
 
-        /// <summary>The file's record, once it is kept.</summary>
-        public StartupManifestFile? File { get; set; }
+        /// <summary>The version of the file and its ranges, once it is kept.</summary>
+        public FileVersion Version { get; set; }
+
+        public StartupManifestRange[]? KeptRanges { get; set; }
     }
 }
