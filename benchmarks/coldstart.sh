@@ -20,8 +20,9 @@
 # statistics: no assumption on the spread's shape).
 #
 # Every timed run holds /tmp/fastload-bench.lock (shared with the other benchmarks of the machine) from the eviction to
-# the end of the run. Output: medians and min-max per case, and the ratios the issue sets targets for, in
-# benchmarks/results/coldstart/coldstart.md (gitignored), and the warm pairs' times (a round a line) in
+# the end of the run. Output: medians and min-max per case, and the ratios the issue sets targets for (the cold penalty
+# left both by medians and paired by round, with a bootstrap interval), in benchmarks/results/coldstart/coldstart.md
+# (gitignored), and the times themselves, a round a line, in cold-rounds-<disk>-<UTC time>.tsv and
 # warm-pairs-<UTC time>.tsv beside it. About 5 minutes with the default 7 rounds, and 2.5 more for 101 rounds of warm
 # pairs.
 # Settings (environment): FASTLOAD_COLDSTART_DATA (default /tmp/fastload-coldstart), FASTLOAD_COLDSTART_ROUNDS
@@ -135,6 +136,41 @@ warm_pairs() {
   echo "target: the manifest costs at most 3 ms (WarmStart, manifest, against the template)"
 }
 
+# The cold penalty left by each replay, paired by round: 1 + median(case - template cold) / median(template cold -
+# template warm), with a 95% bootstrap interval over the rounds (1,000 resamples). Medians of separate cases cannot
+# tell 0.55 from 0.93 in 15 rounds on this kind of VM; rounds paired with their own template starts can do better.
+#   paired_penalty_left ROUNDS_TSV (a header of case names, then a round a line)
+paired_penalty_left() {
+  awk -F'\t' '
+    # Shell sort: no recursion (mawk has a small stack) and no gawk-only asort.
+    function sort(a, n,   gap, i, j, v) {
+      for (gap = int(n / 2); gap > 0; gap = int(gap / 2))
+        for (i = gap + 1; i <= n; i++) { v = a[i]; for (j = i; j > gap && a[j - gap] > v; j -= gap) a[j] = a[j - gap]; a[j] = v }
+    }
+    function median(a, n) { sort(a, n); return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+    # The penalty left by column c over the rounds listed in pick[1..n].
+    function left(c, pick, n,   i, d, p) {
+      for (i = 1; i <= n; i++) { d[i] = t[pick[i], c] - t[pick[i], cold]; p[i] = t[pick[i], cold] - t[pick[i], warm] }
+      return 1 + median(d, n) / median(p, n)
+    }
+    NR == 1 { for (i = 1; i <= NF; i++) column[$i] = i; warm = column["template warm"]; cold = column["template cold"]; next }
+    { n++; for (i = 1; i <= NF; i++) t[n, i] = $i }
+    END {
+      split("WarmStart cold, manifest|WarmStart cold, manifest, fastload prefetch first|WarmStart cold, manifest, fastload prefetch to its end, then the start", names, "|")
+      split("in the process|with fastload prefetch first|with fastload prefetch to its end first", labels, "|")
+      srand(27)
+      for (k = 1; k <= 3; k++) {
+        c = column[names[k]]; if (!c) continue
+        for (i = 1; i <= n; i++) all[i] = i
+        estimate = left(c, all, n)
+        for (b = 1; b <= 1000; b++) { for (i = 1; i <= n; i++) pick[i] = 1 + int(rand() * n); boot[b] = left(c, pick, n) }
+        sort(boot, 1000)
+        printf "%s%.2f %s (95%% %.2f to %.2f)", (k > 1 ? "; " : ""), estimate, labels[k], boot[25], boot[976]
+      }
+      printf "\n"
+    }' "$1"
+}
+
 # name|app|cache|manifest|launch
 cases=(
   "template warm|template|warm|-|dotnet"
@@ -183,6 +219,23 @@ for disk in $disks; do
       done
     done
 
+    # The times themselves, a round a line under the cases' names, so that runs can be pooled.
+    rounds_tsv=$results/cold-rounds-$disk-$(date -u '+%Y%m%dT%H%M').tsv
+    {
+      for ((i = 0; i < ${#cases[@]}; i++)); do printf '%s%s' "$([ "$i" -gt 0 ] && printf '\t')" "${cases[$i]%%|*}"; done
+      echo
+      declare -A column=()
+      for entry in "${cases[@]}"; do column[${entry%%|*}]=${times[${entry%%|*}]}; done
+      for ((round = 0; round < rounds; round++)); do
+        for ((i = 0; i < ${#cases[@]}; i++)); do
+          read -ra values <<<"${column[${cases[$i]%%|*}]}"
+          printf '%s%s' "$([ "$i" -gt 0 ] && printf '\t')" "${values[$round]}"
+        done
+        echo
+      done
+      unset column
+    } >"$rounds_tsv"
+
     {
       echo
       echo "$disk: time to first answer, $rounds rounds, $(date -u '+%F %H:%M UTC'), $(nproc) cores, runtime $(basename "$(ls -d "$runtime"/shared/Microsoft.NETCore.App/*)")"
@@ -201,10 +254,11 @@ for disk in $disks; do
       awk -v warm="${median[template warm]}" -v warmWith="${median[WarmStart warm, manifest]}" -v cold="${median[template cold]}" \
         -v with="${median[WarmStart cold, manifest]}" -v tool="${median[WarmStart cold, manifest, fastload prefetch first]}" \
         -v then="${median[WarmStart cold, manifest, fastload prefetch to its end, then the start]}" 'BEGIN {
-          printf "\ncold penalty left with the manifest, (cold with - warm) / (cold without - warm): %.2f in the process, %.2f with fastload prefetch first, %.2f with fastload prefetch to its end first (target at most 0.5)\n", (with - warm) / (cold - warm), (tool - warm) / (cold - warm), (then - warm) / (cold - warm)
+          printf "\ncold penalty left with the manifest, by medians, (cold with - warm) / (cold without - warm): %.2f in the process, %.2f with fastload prefetch first, %.2f with fastload prefetch to its end first (target at most 0.5)\n", (with - warm) / (cold - warm), (tool - warm) / (cold - warm), (then - warm) / (cold - warm)
           printf "cold without / cold with: %.2fx in the process, %.2fx with fastload prefetch first, %.2fx with fastload prefetch to its end first (target on the emulated HDD: at least 2x)\n", cold / with, cold / tool, cold / then
           printf "warm cost of the manifest, WarmStart warm - template warm: %.1f ms (target at most 3 ms; too few rounds to tell: the warm pairs below measure it)\n", warmWith - warm
         }'
+      echo "cold penalty left, paired by round: $(paired_penalty_left "$rounds_tsv") (target at most 0.5)"
       unset times median
     } | tee -a "$out"
   fi
