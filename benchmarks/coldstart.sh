@@ -219,22 +219,15 @@ for disk in $disks; do
       done
     done
 
-    # The times themselves, a round a line under the cases' names, so that runs can be pooled.
+    # The times themselves, a round a line under the cases' names, so that runs can be pooled (awk turns each case's
+    # line of times into a column).
     rounds_tsv=$results/cold-rounds-$disk-$(date -u '+%Y%m%dT%H%M').tsv
-    {
-      for ((i = 0; i < ${#cases[@]}; i++)); do printf '%s%s' "$([ "$i" -gt 0 ] && printf '\t')" "${cases[$i]%%|*}"; done
-      echo
-      declare -A column=()
-      for entry in "${cases[@]}"; do column[${entry%%|*}]=${times[${entry%%|*}]}; done
-      for ((round = 0; round < rounds; round++)); do
-        for ((i = 0; i < ${#cases[@]}; i++)); do
-          read -ra values <<<"${column[${cases[$i]%%|*}]}"
-          printf '%s%s' "$([ "$i" -gt 0 ] && printf '\t')" "${values[$round]}"
-        done
-        echo
-      done
-      unset column
-    } >"$rounds_tsv"
+    for entry in "${cases[@]}"; do echo "${entry%%|*}|${times[${entry%%|*}]}"; done | awk -F'|' '
+      { name[NR] = $1; m = split($2, v, " "); for (r = 1; r <= m; r++) t[NR, r] = v[r]; if (m > rounds) rounds = m }
+      END {
+        for (c = 1; c <= NR; c++) printf "%s%s", name[c], (c < NR ? "\t" : "\n")
+        for (r = 1; r <= rounds; r++) for (c = 1; c <= NR; c++) printf "%s%s", t[c, r], (c < NR ? "\t" : "\n")
+      }' >"$rounds_tsv"
 
     {
       echo

@@ -87,6 +87,11 @@ public abstract class PrefetchTestBase : TempDirectoryTestBase
         return new StartupManifest(buildKey, entries);
     }
 
+    /// <summary><paramref name="manifest"/> with each file given the place of first use that <paramref name="placeOf"/> says (0 for none).</summary>
+    private protected static StartupManifest WithPlaces(StartupManifest manifest, Func<StartupManifestFile, int, int> placeOf) =>
+        new(manifest.BuildKey, [.. manifest.FileArray.Select((file, i) =>
+            new StartupManifestFile(file.Path, file.Length, file.LastWriteUnixNanoseconds, file.RangeArray, placeOf(file, i)))]);
+
     private protected static byte[] Write(string path, StartupManifest manifest)
     {
         byte[] bytes = ManifestFormat.Write(manifest);

@@ -73,8 +73,7 @@ public sealed class StartupReplayTests : PrefetchTestBase
         int[] places = [0, 3, 0, 0, 1]; // e, then b; then a, c, d by path.
         string manifest = Path.Combine(Root, "m.startup-manifest");
         StartupManifest recorded = ManifestOf(Build, [.. files.Select(file => (file, new (long, long)[] { (0, MiB) }))]);
-        Write(manifest, new StartupManifest(Build, [.. recorded.FileArray.Select((file, i) =>
-            new StartupManifestFile(file.Path, file.Length, file.LastWriteUnixNanoseconds, file.RangeArray, places[i]))]));
+        Write(manifest, WithPlaces(recorded, (_, i) => places[i]));
         Evict(files);
 
         // Room for three files and a half.

@@ -66,8 +66,7 @@ public sealed class PrefetchCommandTests : PrefetchTestBase
         string changed = DataFile("changed.bin", 10_000);
         string manifest = Path.Combine(Root, "app.startup-manifest");
         StartupManifest recorded = ManifestOf(Build, (current, [(0, 4096), (8192, 1808)]), (changed, [(0, 10_000)]));
-        File.WriteAllBytes(manifest, ManifestFormat.Write(new StartupManifest(Build, [.. recorded.FileArray.Select(file =>
-            new StartupManifestFile(file.Path, file.Length, file.LastWriteUnixNanoseconds, file.RangeArray, file.Path == current ? 1 : 0))])));
+        Write(manifest, WithPlaces(recorded, (file, _) => file.Path == current ? 1 : 0));
         File.AppendAllText(changed, "more");
 
         var (exitCode, output, error) = await FastLoadTool.RunAsync([], "manifest", "show", manifest, "--json");
