@@ -76,6 +76,9 @@ public class AdaptiveParallelismTests : TempDirectoryTestBase
             WriteFile($"f{i:D4}.bin", 1024, seed: i);
         }
 
+        // A device that slows with depth: each read costs the controller's clock 1 ms per buffer out, so that fewer
+        // reads at once are measurably faster and the controller has a direction to take. (At a cost independent of
+        // the depth, every trial would be decided by how completions happened to fall into 50 ms windows.)
         // The first reader attaches the controller once it has described the storage (then the load is logged as
         // starting); the others read meanwhile. On a busy machine they could read most of the set before that, leaving
         // the controller too few windows for a trial, so reads wait for it here.
@@ -84,12 +87,13 @@ public class AdaptiveParallelismTests : TempDirectoryTestBase
         Task controllerAttached = LoggedAsync(FastLoadEventId.LoadStarting);
         var time = new FakeTimeProvider();
         DateTimeOffset started = time.GetUtcNow();
-        var pool = new CountingPool
+        CountingPool? pool = null;
+        pool = new CountingPool
         {
             OnRent = _ =>
             {
                 controllerAttached.Wait(TimeSpan.FromSeconds(30));
-                time.Advance(TimeSpan.FromMilliseconds(5));
+                time.Advance(TimeSpan.FromMilliseconds(Math.Max(1, pool!.Outstanding)));
             },
         };
         var options = new FileLoaderOptions { Storage = StorageKind.SolidState, BufferPool = pool, Scheduling = IoScheduling.DedicatedThreads };
@@ -108,7 +112,7 @@ public class AdaptiveParallelismTests : TempDirectoryTestBase
         Assert.Equal(count, summary.FileCount);
         Assert.Equal(count * 1024L, bytes);
         Assert.Equal(64, summary.InitialDegreeOfParallelism);
-        // What the controller had to go on, should it move nothing: each rent is 5 ms of its clock, a window 50 ms.
+        // What the controller had to go on, should it move nothing: a window is 50 ms of its clock.
         Assert.True(
             summary.ParallelismHistory.Count > 1,
             $"history: {string.Join(", ", summary.ParallelismHistory)}; {pool.RentCount} rents, {(time.GetUtcNow() - started).TotalMilliseconds} ms of the controller's clock");

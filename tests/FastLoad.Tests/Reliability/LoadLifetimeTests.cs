@@ -1,3 +1,4 @@
+using System.Reflection;
 using System.Runtime.CompilerServices;
 using FastLoad.Engine;
 using FastLoad.Tests.Infrastructure;
@@ -83,27 +84,34 @@ public class LoadLifetimeTests : TempDirectoryTestBase
         int baseline = ProcessWide.OpenDescriptorsBaseline();
         var pool = new CountingPool();
 
-        await TakeOneFileAndDropTheEnumerator(new FileLoader(new FileLoaderOptions { Scheduling = scheduling, BufferPool = pool }), FileSet.FromDirectory(Root));
+        WeakReference load = await TakeOneFileAndDropTheEnumerator(
+            new FileLoader(new FileLoaderOptions { Scheduling = scheduling, BufferPool = pool }), FileSet.FromDirectory(Root));
 
         // The finalizer stops the load and disposes it on a reader thread; the readers then finish what is in flight.
+        // The load itself must be gone, not only the counts at zero: between two files its readers have nothing out,
+        // and they rent again until the dispose stops them. The dispose holds the load until its readers have exited.
         bool returned = SpinWait.SpinUntil(
             () =>
             {
                 GC.Collect();
                 GC.WaitForPendingFinalizers();
-                return pool.Outstanding == 0 && ProcessWide.OpenDescriptors() <= baseline;
+                return !load.IsAlive && pool.Outstanding == 0 && ProcessWide.OpenDescriptors() <= baseline;
             },
             NoHang);
-        Assert.True(returned, $"{pool.Outstanding} buffers out, {ProcessWide.OpenDescriptors() - baseline} descriptors over the baseline");
+        Assert.True(
+            returned,
+            $"load alive: {load.IsAlive}, {pool.Outstanding} buffers out, {ProcessWide.OpenDescriptors() - baseline} descriptors over the baseline");
         pool.AssertAllReturned();
     }
 
+    /// <returns>A weak reference to the enumerator's load, which its readers and its dispose hold until they are done.</returns>
     // Not inlined, so that no reference to the enumerator outlives the call on the test's stack.
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static async Task TakeOneFileAndDropTheEnumerator(FileLoader loader, FileSet set)
+    private static async Task<WeakReference> TakeOneFileAndDropTheEnumerator(FileLoader loader, FileSet set)
     {
         IAsyncEnumerator<LoadedFile> files = loader.LoadAsync(set).GetAsyncEnumerator();
         Assert.True(await files.MoveNextAsync());
         files.Current.Dispose();
+        return new WeakReference(files.GetType().GetFields(BindingFlags.Instance | BindingFlags.NonPublic).Single(field => field.FieldType == typeof(LoadRun)).GetValue(files));
     }
 }
