@@ -58,32 +58,30 @@ internal static class SyntheticFileSet
     }
 
     /// <summary>
+    /// Drops every file it can from the page cache, as <see cref="Evict"/> does; a file that vanished or can no longer be
+    /// opened since it was listed (a folder that changes under a measurement) is left for the load to report.
+    /// </summary>
+    /// <returns>How many files could not be evicted; 0 where the OS cannot evict.</returns>
+    public static int EvictPresent(IEnumerable<string> paths) =>
+        PageCache.IsEvictionSupported ? paths.Count(path => !TryEvict(path)) : 0;
+
+    /// <summary>
     /// Evicts each file it can and yields it; a file that cannot be opened (a FIFO, no permission, gone) is left out,
     /// for a load to report. Where the OS cannot evict, yields the files that exist. Lazy: only what is taken is evicted.
     /// </summary>
-    public static IEnumerable<string> EvictReadable(IEnumerable<string> paths)
+    public static IEnumerable<string> EvictReadable(IEnumerable<string> paths) =>
+        paths.Where(path => PageCache.IsEvictionSupported ? TryEvict(path) : File.Exists(path));
+
+    private static bool TryEvict(string path)
     {
-        foreach (string path in paths)
+        try
         {
-            bool readable;
-            try
-            {
-                if (PageCache.IsEvictionSupported)
-                {
-                    PageCache.Evict(path);
-                }
-
-                readable = PageCache.IsEvictionSupported || File.Exists(path);
-            }
-            catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
-            {
-                readable = false;
-            }
-
-            if (readable)
-            {
-                yield return path;
-            }
+            PageCache.Evict(path);
+            return true;
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            return false;
         }
     }
 

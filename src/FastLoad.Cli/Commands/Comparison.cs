@@ -63,7 +63,8 @@ internal static class Comparison
                     {
                         if (!warm)
                         {
-                            SyntheticFileSet.Evict(paths);
+                            // A file gone since the listing is left for the child to report (and the byte count to catch).
+                            _ = SyntheticFileSet.EvictPresent(paths);
                         }
 
                         if (await MeasureInChildAsync(method, list, warm, cancellationToken) is not { } measured)
@@ -120,7 +121,16 @@ internal static class Comparison
         string[] paths = await File.ReadAllLinesAsync(list, cancellationToken);
         int loadedBefore = listAssemblies ? AppDomain.CurrentDomain.GetAssemblies().Length : 0;
         long start = Stopwatch.GetTimestamp();
-        long bytes = await method.Run(paths, cancellationToken);
+        long bytes;
+        try
+        {
+            bytes = await method.Run(paths, cancellationToken);
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            return FilesChanged(ex);
+        }
+
         double first = Stopwatch.GetElapsedTime(start).TotalSeconds;
         if (listAssemblies)
         {
@@ -131,11 +141,20 @@ internal static class Comparison
 
         if (!warm)
         {
-            SyntheticFileSet.Evict(paths);
+            _ = SyntheticFileSet.EvictPresent(paths);
         }
 
         start = Stopwatch.GetTimestamp();
-        long laterBytes = await method.Run(paths, cancellationToken);
+        long laterBytes;
+        try
+        {
+            laterBytes = await method.Run(paths, cancellationToken);
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            return FilesChanged(ex);
+        }
+
         double later = Stopwatch.GetElapsedTime(start).TotalSeconds;
         if (laterBytes != bytes)
         {
@@ -145,6 +164,13 @@ internal static class Comparison
 
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{first:R} {later:R} {bytes}"));
         return ExitCodes.Success;
+    }
+
+    /// <summary>A listed file could not be read: the comparison needs the same files for every method, so it stops, saying which.</summary>
+    private static int FilesChanged(Exception ex)
+    {
+        Console.Error.WriteLine($"fastload: {ex.Message} (did the files change during the comparison?)");
+        return ExitCodes.SomeFailed;
     }
 
     /// <summary>This tool again, with <paramref name="arguments"/>.</summary>
@@ -259,6 +285,11 @@ internal static class Comparison
     private static long ContentLength(string path)
     {
         var file = new FileInfo(path);
+        if (!file.Exists)
+        {
+            return 0; // Gone since the listing: the first measurement reports it.
+        }
+
         return file.LinkTarget is null ? file.Length : (file.ResolveLinkTarget(returnFinalTarget: true) as FileInfo)?.Length ?? 0;
     }
 

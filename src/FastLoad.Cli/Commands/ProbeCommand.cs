@@ -17,7 +17,7 @@ internal static class ProbeCommand
 
     public static Command Create()
     {
-        var path = new Argument<string>("path") { Description = "A folder (or file) on the device to probe." };
+        var path = new Argument<string>("path") { Description = "A folder (or file) on the device to probe." }.MustExist();
         var maxDepth = new Option<int>("--max-depth") { Description = "Deepest queue to try (powers of two up to it).", DefaultValueFactory = _ => 128 };
         var limit = new Option<int>("--limit") { Description = "Most files to load per depth.", DefaultValueFactory = _ => 10_000 };
         var rounds = new Option<int>("--rounds")
@@ -94,6 +94,7 @@ internal static class ProbeCommand
         var seconds = settings.ToDictionary(setting => setting ?? 0, _ => new List<double>());
         var automaticRuns = new List<LoadSummary>();
         long bytes = 0;
+        int changed = 0;
         for (int round = 0; round < rounds; round++)
         {
             foreach (int? setting in settings.Skip(round % settings.Count).Concat(settings.Take(round % settings.Count)))
@@ -102,6 +103,7 @@ internal static class ProbeCommand
                     files, new FileLoaderOptions { MaxDegreeOfParallelism = setting, MemoryBudget = memoryBudget }, cancellationToken);
                 seconds[setting ?? 0].Add(elapsed);
                 bytes = summary.ByteCount;
+                changed = Math.Max(changed, summary.Failures.Count);
                 if (setting is null)
                 {
                     automaticRuns.Add(summary);
@@ -121,6 +123,12 @@ internal static class ProbeCommand
                 $"| {name,9} | {elapsed * 1000,9:N0} | {files.Count / elapsed,9:N0} | {bytes / elapsed / 1e6,8:N1} | {bestSeconds / elapsed,7:P0} |");
         }
 
+        if (changed > 0)
+        {
+            // A build, log or temporary folder changes while it is measured: the files that went are skipped, not fatal.
+            Console.WriteLine($"changed    {changed:N0} of the {files.Count:N0} files vanished or could not be read during the sweep; they were skipped");
+        }
+
         int recommended = median.Where(pair => pair.Key != 0 && bestSeconds / pair.Value >= WithinBest).Min(pair => pair.Key);
         Console.WriteLine();
         Console.WriteLine($"recommended  {recommended} (the smallest depth within {1 - WithinBest:P0} of the best)");
@@ -134,8 +142,9 @@ internal static class ProbeCommand
     private static async Task<(LoadSummary Summary, double Seconds)> LoadColdAsync(
         List<string> files, FileLoaderOptions options, CancellationToken cancellationToken)
     {
+        // A file that vanished since the listing fails its load, which collects the failure: the sweep goes on.
         options.ErrorHandling = LoadErrorHandling.Collect;
-        Shared.SyntheticFileSet.Evict(files);
+        _ = SyntheticFileSet.EvictPresent(files);
         long start = Stopwatch.GetTimestamp();
         LoadSummary summary = await new FileLoader(options).LoadAsync(FileSet.FromPaths(files), (_, _) => ValueTask.CompletedTask, cancellationToken);
         return (summary, Stopwatch.GetElapsedTime(start).TotalSeconds);

@@ -24,25 +24,25 @@ internal static class FastLoadTool
 
     /// <summary>Runs <c>fastload</c> with <paramref name="arguments"/>, prefixed by <paramref name="launcher"/> (say, setpriv and its options).</summary>
     public static Task<(int ExitCode, string Output, string Error)> RunAsync(IEnumerable<string> launcher, params string[] arguments) =>
-        WindowsExecutable is { } executable
-            ? RunProcessAsync([.. launcher, executable, .. arguments])
-            : RunProcessAsync([.. launcher, DotnetPath, DllPath, .. arguments]);
+        RunProcessAsync([.. launcher, .. Tool(arguments)]);
+
+    /// <summary>Runs <c>fastload</c> with <paramref name="arguments"/> in <paramref name="workingDirectory"/> (for relative paths).</summary>
+    public static Task<(int ExitCode, string Output, string Error)> RunInAsync(string workingDirectory, params string[] arguments) =>
+        RunProcessAsync(workingDirectory, Tool(arguments));
 
     /// <summary>Runs <paramref name="command"/> (program, then arguments) to its end, killed if it hangs; its exit code and output.</summary>
-    public static async Task<(int ExitCode, string Output, string Error)> RunProcessAsync(params string[] command)
-    {
-        var start = new ProcessStartInfo(command[0])
-        {
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            UseShellExecute = false,
-        };
-        foreach (string argument in command.Skip(1))
-        {
-            start.ArgumentList.Add(argument);
-        }
+    public static Task<(int ExitCode, string Output, string Error)> RunProcessAsync(params string[] command) => RunProcessAsync(null, command);
 
-        using var process = Process.Start(start)!;
+    /// <summary>Starts <c>fastload</c> with <paramref name="arguments"/>, its output redirected, for a test that acts while it runs.</summary>
+    public static Process Start(params string[] arguments) => Process.Start(StartInfo(null, Tool(arguments)))!;
+
+    /// <summary>The command line that runs the tool with <paramref name="arguments"/>.</summary>
+    private static string[] Tool(string[] arguments) =>
+        WindowsExecutable is { } executable ? [executable, .. arguments] : [DotnetPath, DllPath, .. arguments];
+
+    private static async Task<(int ExitCode, string Output, string Error)> RunProcessAsync(string? workingDirectory, string[] command)
+    {
+        using var process = Process.Start(StartInfo(workingDirectory, command))!;
         Task<string> output = process.StandardOutput.ReadToEndAsync();
         Task<string> error = process.StandardError.ReadToEndAsync();
         try
@@ -56,5 +56,22 @@ internal static class FastLoadTool
         }
 
         return (process.ExitCode, await output, await error);
+    }
+
+    private static ProcessStartInfo StartInfo(string? workingDirectory, string[] command)
+    {
+        var start = new ProcessStartInfo(command[0])
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+            WorkingDirectory = workingDirectory ?? string.Empty,
+        };
+        foreach (string argument in command.Skip(1))
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        return start;
     }
 }

@@ -1,3 +1,6 @@
+using System.Diagnostics;
+using System.Text;
+using System.Text.RegularExpressions;
 using FastLoad.Tests.Infrastructure;
 
 namespace FastLoad.Tests.Tool;
@@ -43,5 +46,38 @@ public class ProbeCommandTests : TempDirectoryTestBase
 
         Assert.Equal(Usage, exitCode);
         Assert.Contains("--rounds", error);
+    }
+
+    [LinuxFact]
+    public async Task Probe_FilesVanishDuringTheSweep_SkipsAndCountsThem()
+    {
+        // A temporary, build or log folder changes while it is probed: each load of the sweep evicts the listed files
+        // first, and half of them are gone by then.
+        const int Count = 2000;
+        for (int i = 0; i < Count; i++)
+        {
+            WriteFile($"f{i:D4}.bin", 4096, seed: i);
+        }
+
+        using Process probe = FastLoadTool.Start("probe", Root, "--max-depth", "4", "--rounds", "2");
+        Task<string> error = probe.StandardError.ReadToEndAsync();
+        var output = new StringBuilder();
+        for (string? line = await probe.StandardOutput.ReadLineAsync(); line is not null; line = await probe.StandardOutput.ReadLineAsync())
+        {
+            output.AppendLine(line);
+            if (line.StartsWith("sweep", StringComparison.Ordinal))
+            {
+                // Printed once the files are listed, just before the first load.
+                for (int i = 0; i < Count; i += 2)
+                {
+                    File.Delete(Path.Combine(Root, $"f{i:D4}.bin"));
+                }
+            }
+        }
+
+        await probe.WaitForExitAsync().WaitAsync(TimeSpan.FromMinutes(2));
+        Assert.True(probe.ExitCode == 0, $"exit code {probe.ExitCode}; stdout: {output}; stderr: {await error}");
+        Assert.Matches(new Regex(@"changed\s+1[,.\u00a0\u202f]?000 of the 2[,.\u00a0\u202f]?000 files vanished"), output.ToString());
+        Assert.Contains("recommended", output.ToString(), StringComparison.Ordinal);
     }
 }
