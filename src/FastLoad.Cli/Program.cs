@@ -23,14 +23,19 @@ internal static class Program
         };
 
         ParseResult parse = root.Parse(args);
-        if (parse.Errors.Count > 0)
+        IReadOnlyList<string> errors = CommandLine.Errors(parse);
+        if (errors.Count > 0)
         {
-            foreach (var error in parse.Errors)
+            foreach (string error in errors)
             {
-                Console.Error.WriteLine($"fastload: {error.Message}");
+                Console.Error.WriteLine($"fastload: {error}");
             }
 
-            Console.Error.WriteLine("Try 'fastload --help'.");
+            if (!CommandLine.AreAllMissingPaths(errors))
+            {
+                Console.Error.WriteLine("Try 'fastload --help'.");
+            }
+
             return ExitCodes.Usage;
         }
 

@@ -11,7 +11,7 @@ internal static class BenchCommand
 {
     public static Command Create()
     {
-        var path = new Argument<string>("path") { Description = "The folder whose files to load." };
+        var path = new Argument<string>("path") { Description = "The folder whose files to load." }.MustExist();
         var pattern = new Option<string>("--pattern") { Description = "File name pattern (* and ?).", DefaultValueFactory = _ => "*" };
         var rounds = new Option<int>("--rounds")
         {

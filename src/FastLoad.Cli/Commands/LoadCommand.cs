@@ -11,7 +11,7 @@ internal static class LoadCommand
 {
     public static Command Create()
     {
-        var paths = new Argument<string[]>("paths") { Description = "Files and folders to load.", Arity = ArgumentArity.OneOrMore };
+        var paths = new Argument<string[]>("paths") { Description = "Files and folders to load.", Arity = ArgumentArity.OneOrMore }.MustExist();
         var pattern = new Option<string>("--pattern") { Description = "File name pattern for folders (* and ?).", DefaultValueFactory = _ => "*" };
         var recursive = new Option<bool>("--recursive", "-r") { Description = "Include the subfolders of folders." };
         var dop = new Option<int?>("--dop") { Description = "Files read at once (default: automatic)." };

@@ -8,7 +8,7 @@ internal static class PackCommand
 {
     public static Command Create()
     {
-        var directory = new Argument<string>("dir") { Description = "The folder to pack (recursively; entry names are relative to it)." };
+        var directory = new Argument<string>("dir") { Description = "The folder to pack (recursively; entry names are relative to it)." }.MustExist();
         var file = new Argument<string>("file") { Description = "The pack to write (conventionally *.fpk); replaced if it exists." };
         var blockSize = new Option<int>("--block-size")
         {

@@ -8,7 +8,7 @@ internal static class UnpackCommand
 {
     public static Command Create()
     {
-        var file = new Argument<string>("file") { Description = "The pack to read." };
+        var file = new Argument<string>("file") { Description = "The pack to read." }.MustExist();
         var directory = new Argument<string>("dir") { Description = "The folder to write the entries under (created if missing)." };
         var command = new Command("unpack", "Write every entry of a pack under a folder; refuses symbolic links on the way.") { file, directory };
         command.SetAction((parse, cancellationToken) => PackFailures.RunAsync(async () =>

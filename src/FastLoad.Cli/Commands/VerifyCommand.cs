@@ -7,7 +7,7 @@ internal static class VerifyCommand
 {
     public static Command Create()
     {
-        var file = new Argument<string>("file") { Description = "The pack to check." };
+        var file = new Argument<string>("file") { Description = "The pack to check." }.MustExist();
         var command = new Command(
             "verify", "Check a pack: header, footer, index, every block and every entry's hash. Exit code 1 if anything is wrong.")
         {

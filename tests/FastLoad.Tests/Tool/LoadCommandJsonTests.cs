@@ -10,16 +10,16 @@ public class LoadCommandJsonTests : TempDirectoryTestBase
     public async Task Load_Json_WritesPlusAndArrowsUnescaped()
     {
         WriteFile("a.bin", 100);
-        string missing = Path.Combine(Root, "x->y+z.bin");
+        string fifo = Native.CreateFifo(Path.Combine(Root, "x->y+z.bin"));
 
-        // --cold: the cache note says "fsync + posix_fadvise"; the missing file's error names "x->y+z.bin".
-        var (exitCode, output, error) = await FastLoadTool.RunAsync([], "load", Path.Combine(Root, "a.bin"), missing, "--cold", "--json");
+        // --cold: the cache note says "fsync + posix_fadvise"; the error of the FIFO, which no load reads, names "x->y+z.bin".
+        var (exitCode, output, error) = await FastLoadTool.RunAsync([], "load", Path.Combine(Root, "a.bin"), fifo, "--cold", "--json");
 
         Assert.True(exitCode == 1, $"exit code {exitCode}; stderr: {error}");
         Assert.Contains("fsync + posix_fadvise", output, StringComparison.Ordinal);
         Assert.Contains("x->y+z.bin", output, StringComparison.Ordinal);
         Assert.DoesNotContain("\\u00", output, StringComparison.Ordinal);
         using JsonDocument json = JsonDocument.Parse(output);
-        Assert.Equal(missing, json.RootElement.GetProperty("errors")[0].GetProperty("path").GetString());
+        Assert.Equal(fifo, json.RootElement.GetProperty("errors")[0].GetProperty("path").GetString());
     }
 }
