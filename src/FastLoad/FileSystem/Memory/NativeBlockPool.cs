@@ -6,7 +6,8 @@ namespace FastLoad.FileSystem;
 /// <summary>
 /// Native memory for the buffers of files when no pool is given. Files up to <see cref="SmallFileLimit"/> get blocks of
 /// slabs (<see cref="SmallBlockPool"/>). Blocks up to <see cref="MaxPooledLength"/> are mappings of their own, in the
-/// size classes of <see cref="SizeClasses"/>, kept for reuse up to <see cref="RetainedBytesLimit"/> in all; the rest is
+/// size classes of <see cref="SizeClasses"/>, kept for reuse up to <see cref="RetainedBytesLimit"/> in all until the
+/// process has loaded nothing for a few seconds (<see cref="IdleTrimmer"/>); the rest is
 /// freed at once, so the process gives memory back as soon as a file is disposed, instead of leaving it to a pool's
 /// buckets (the shared array pool keeps dozens of arrays of every size per core) or to the GC.
 /// Larger blocks come in size classes 1/16 apart and are kept only briefly (see <see cref="LargeBlockIdleTime"/>):
@@ -74,7 +75,7 @@ internal static unsafe class NativeBlockPool
     /// <summary><paramref name="size"/> rounded up to a whole number of pages.</summary>
     internal static long RoundUpToPage(long size) => (size + PageSize - 1) & ~(long)(PageSize - 1);
 
-    /// <summary>Frees every idle block up to <see cref="MaxPooledLength"/> (tests start from an empty pool).</summary>
+    /// <summary>Frees every idle block up to <see cref="MaxPooledLength"/>, the slabs' included (see <see cref="IdleTrimmer"/>).</summary>
     internal static void FreeIdlePooledBlocks()
     {
         SmallBlockPool.FreeRetained();
@@ -105,6 +106,7 @@ internal static unsafe class NativeBlockPool
 
         public static NativeContents Rent(long capacity, bool forUnbufferedReads)
         {
+            IdleTrimmer.NoteUse();
             BlockStack bucket = Buckets[SizeClasses.Index(capacity) - FirstBucketClass];
             byte* block = TakeIdleBlock(bucket);
             if (block is null)
@@ -129,6 +131,7 @@ internal static unsafe class NativeBlockPool
         /// <summary>Keeps the block for reuse while the idle blocks stay within the retained limit; frees it otherwise.</summary>
         public static void Return(BlockStack bucket, byte* block)
         {
+            IdleTrimmer.NoteUse();
             if (Interlocked.Add(ref s_retained, bucket.BlockSize) > RetainedBytesLimit)
             {
                 Interlocked.Add(ref s_retained, -bucket.BlockSize);

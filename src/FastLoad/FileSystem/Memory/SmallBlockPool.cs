@@ -6,7 +6,8 @@ namespace FastLoad.FileSystem;
 /// taking the next gives the reader back memory it has already touched: a new page costs a fault and a zeroed page
 /// (several microseconds in a virtual machine), more than copying a small file from the page cache.
 /// A slab whose blocks are all back is kept for the next load while the kept slabs hold at most
-/// <see cref="RetainedBytesLimit"/>; past that it is unmapped at once.
+/// <see cref="RetainedBytesLimit"/>, until the process has loaded nothing for a few seconds (<see cref="IdleTrimmer"/>);
+/// past that limit it is unmapped at once.
 /// </summary>
 internal static unsafe class SmallBlockPool
 {
@@ -29,7 +30,11 @@ internal static unsafe class SmallBlockPool
     internal static long RetainedBytes => Volatile.Read(ref s_retained);
 
     /// <summary>A block for <paramref name="length"/> bytes (at most <see cref="NativeBlockPool.SmallFileLimit"/>); disposing the contents returns it.</summary>
-    public static NativeContents Rent(long length) => Classes[SizeClasses.Index(length)].Rent(length);
+    public static NativeContents Rent(long length)
+    {
+        IdleTrimmer.NoteUse();
+        return Classes[SizeClasses.Index(length)].Rent(length);
+    }
 
     /// <summary>Unmaps every slab whose blocks are all back (tests start from an empty pool).</summary>
     internal static void FreeRetained()
@@ -110,6 +115,7 @@ internal static unsafe class SmallBlockPool
 
         public void Return(Slab slab, byte* block)
         {
+            IdleTrimmer.NoteUse();
             bool unmap = false;
             lock (_gate)
             {

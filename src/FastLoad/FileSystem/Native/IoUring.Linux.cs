@@ -7,7 +7,7 @@ namespace FastLoad.FileSystem;
 /// together with one system call, and their results read back from a second ring without one. Not thread-safe: one
 /// thread at a time submits and reaps. Requests are opens, reads and closes; the kernel runs many at once. Rings are
 /// rented and returned (<see cref="Rent"/>, <see cref="Return"/>, thread-safe) so that the process's later loads reuse
-/// them.
+/// them, until it has loaded nothing for a few seconds (<see cref="IdleTrimmer"/>).
 /// </summary>
 internal sealed unsafe class IoUring : IDisposable
 {
@@ -32,6 +32,10 @@ internal sealed unsafe class IoUring : IDisposable
     // kernel tears a ring down on a worker, on another core) cost a warm later load 15-19% of its time
     // (docs/startup.md). A load uses at most one ring per core, and at most 16 (RingReader's depth over its least
     // depth per ring).
+    // IORING_FEAT_NATIVE_WORKERS, new in Linux 5.12, the release that stopped charging a ring's memory to
+    // RLIMIT_MEMLOCK (often 64 KiB): before it, a kept ring would take from what every process of the user may lock.
+    private const uint FeatureNativeWorkers = 1 << 9;
+
     private static readonly object IdleGate = new();
     private static readonly IoUring?[] Idle = new IoUring?[Math.Min(Environment.ProcessorCount, 16)];
     private static int s_idleCount;
@@ -121,6 +125,25 @@ internal sealed unsafe class IoUring : IDisposable
         return new IoUring(fd, parameters, sqRing, sqRingSize, cqRing, singleMap ? 0 : cqRingSize, sqes, sqesSize);
     }
 
+    /// <summary>The bytes of the kernel's memory the idle rings hold (their shared rings and submission entries).</summary>
+    public static long IdleBytes
+    {
+        get
+        {
+            lock (IdleGate)
+            {
+                long bytes = 0;
+                for (int i = 0; i < s_idleCount; i++)
+                {
+                    IoUring ring = Idle[i]!;
+                    bytes += (long)(ring._sqRingSize + ring._cqRingSize + ring._sqesSize);
+                }
+
+                return bytes;
+            }
+        }
+    }
+
     /// <summary>Rings kept open for the next <see cref="Rent"/>: each holds a descriptor and a few pages of the kernel's.</summary>
     public static int IdleCount
     {
@@ -139,6 +162,7 @@ internal sealed unsafe class IoUring : IDisposable
     /// </summary>
     public static IoUring? Rent(uint entries, out string? refusal)
     {
+        IdleTrimmer.NoteUse();
         lock (IdleGate)
         {
             for (int i = s_idleCount - 1; i >= 0; i--)
@@ -157,14 +181,39 @@ internal sealed unsafe class IoUring : IDisposable
         return TryCreate(entries, out refusal);
     }
 
+    /// <summary>Closes every idle ring (the process has loaded nothing for a while: see <see cref="IdleTrimmer"/>).</summary>
+    public static void CloseIdle()
+    {
+        IoUring?[] closing;
+        lock (IdleGate)
+        {
+            closing = Idle[..s_idleCount];
+            Array.Clear(Idle, 0, s_idleCount);
+            s_idleCount = 0;
+        }
+
+        foreach (IoUring? ring in closing)
+        {
+            ring!.Dispose();
+        }
+    }
+
+    /// <summary>
+    /// Whether a ring of a kernel with these IORING_FEAT_* flags may be kept idle: not before Linux 5.12, where its
+    /// memory counts against RLIMIT_MEMLOCK, which the user's other processes need for their own rings.
+    /// </summary>
+    internal static bool MayKeepIdle(uint features) => (features & FeatureNativeWorkers) != 0;
+
     /// <summary>
     /// Gives a rented ring back: kept for the next <see cref="Rent"/> when nothing of its work is left (every request
-    /// submitted, every result consumed) and fewer than one per core are kept; closed otherwise. The caller must have
-    /// waited for all it submitted: a ring kept with a request in the kernel would write into memory returned since.
+    /// submitted, every result consumed), fewer than one per core are kept and the kernel does not charge it to the
+    /// locked-memory limit (<see cref="MayKeepIdle"/>); closed otherwise. The caller must have waited for all it
+    /// submitted: a ring kept with a request in the kernel would write into memory returned since.
     /// </summary>
     public void Return()
     {
-        if (!_disposed && _unsubmitted == 0 && !TryPeek(out _, out _))
+        IdleTrimmer.NoteUse();
+        if (!_disposed && _unsubmitted == 0 && MayKeepIdle(Features) && !TryPeek(out _, out _))
         {
             lock (IdleGate)
             {

@@ -114,14 +114,22 @@ internal sealed class ReaderThreadPool
 
                 if (_work is null)
                 {
+                    bool leave;
                     lock (pool._gate)
                     {
                         // Work may have been assigned between the timeout and this lock: run it rather than leave.
-                        if (_work is null)
+                        leave = _work is null;
+                        if (leave)
                         {
                             pool._idle.Remove(this);
-                            return;
                         }
+                    }
+
+                    if (leave)
+                    {
+                        // Idle for its timeout: the process may have stopped loading, and what loads keep can go back.
+                        IdleTrimmer.OnReaderThreadIdle();
+                        return;
                     }
                 }
             }
