@@ -22,6 +22,10 @@ public partial class SnippetTests
         "Microsoft.Extensions.Hosting", "Microsoft.Extensions.Logging",
     ];
 
+    // Read once for every block: a few hundred assemblies.
+    private static readonly Lazy<IReadOnlyList<MetadataReference>?> ConsoleReferences = new(() => References(web: false));
+    private static readonly Lazy<IReadOnlyList<MetadataReference>?> WebReferences = new(() => References(web: true));
+
     public static TheoryData<string, int> Snippets()
     {
         var snippets = new TheoryData<string, int>();
@@ -51,7 +55,7 @@ public partial class SnippetTests
     {
         string code = CSharpBlocks(File.ReadAllText(Path.Combine(SourceLayers.FindRepositoryRoot(), document)))[index];
         bool web = code.Contains("WebApplication", StringComparison.Ordinal);
-        IReadOnlyList<MetadataReference>? references = References(web);
+        IReadOnlyList<MetadataReference>? references = (web ? WebReferences : ConsoleReferences).Value;
         Assert.SkipWhen(references is null, "The ASP.NET Core shared framework is not installed beside this runtime (a self-contained test build).");
 
         string globalUsings = string.Concat((web ? WebUsings : ConsoleUsings).Select(name => $"global using global::{name};\n"));
