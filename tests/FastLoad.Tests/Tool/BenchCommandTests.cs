@@ -1,3 +1,4 @@
+using System.Text;
 using System.Text.Json;
 using FastLoad.Shared;
 using FastLoad.Tests.Infrastructure;
@@ -23,6 +24,35 @@ public class BenchCommandTests : TempDirectoryTestBase
         {
             Assert.Contains(output.Split('\n'), line => line.StartsWith(method, StringComparison.Ordinal));
         }
+    }
+
+    [LinuxFact]
+    public async Task Bench_FilesVanishAfterTheListing_StopsWithOneLineNamingAFileInsteadOfCrashing()
+    {
+        // Each measurement evicts the listed files first; half of them are gone by then. The comparison needs the same
+        // files for every method, so it stops, saying which file and why.
+        WriteFiles(200);
+        using var bench = FastLoadTool.Start("bench", Root, "--rounds", "1");
+        Task<string> error = bench.StandardError.ReadToEndAsync();
+        var output = new StringBuilder();
+        for (string? line = await bench.StandardOutput.ReadLineAsync(); line is not null; line = await bench.StandardOutput.ReadLineAsync())
+        {
+            output.AppendLine(line);
+            if (line.StartsWith("Loading ", StringComparison.Ordinal))
+            {
+                // Printed once the files are listed, before the first measurement.
+                foreach (string path in Directory.GetFiles(Root, "*", SearchOption.AllDirectories).Order(StringComparer.Ordinal).Where((_, i) => i % 2 == 0))
+                {
+                    File.Delete(path);
+                }
+            }
+        }
+
+        await bench.WaitForExitAsync().WaitAsync(TimeSpan.FromMinutes(2));
+        string errors = await error;
+        Assert.True(bench.ExitCode == SomeFailed, $"exit code {bench.ExitCode}; stdout: {output}; stderr: {errors}");
+        Assert.DoesNotContain("Unhandled exception", errors, StringComparison.Ordinal);
+        Assert.Contains("did the files change", errors, StringComparison.Ordinal);
     }
 
     [Fact]
