@@ -6,20 +6,26 @@ namespace FastLoad.Packing;
 /// <summary>
 /// One block of a whole-pack load, as its worker thread leaves it: the block's raw bytes, with the hashes of the
 /// entries that start and end in it already checked. Checked on the block's thread, so that hashing runs on every core
-/// beside the decoding; the consumer's thread only copies each entry into a buffer of its own and hands it over.
+/// beside the decoding; the consumer's thread hands each of those entries over as a slice of the block
+/// (<see cref="PackBlockSlice"/>), without a copy.
 /// </summary>
 /// <remarks>
-/// The copy stays on the consumer's thread on purpose: an entry's buffer is rented there and, in the usual loop,
-/// returned there before the next is rented, so the pool's per-thread cache serves the same warm buffer again. Buffers
-/// rented ahead on the block threads doubled the page faults of a 7,990-entry load (fresh memory each time).
+/// The block's buffer is shared by the load and by every slice handed over: each holds one reference, and the buffer
+/// goes back to the pool when the last is released. Slices instead of a copy per entry: a copy wrote every entry into
+/// memory of its own, which in a new process faults in page by page.
 /// </remarks>
 internal sealed class DecodedBlock
 {
-    private bool _returned;
+    private readonly ArrayPool<byte> _pool;
+    private int _references = 1;
 
-    private DecodedBlock(byte[] raw) => Raw = raw;
+    private DecodedBlock(byte[] raw, ArrayPool<byte> pool)
+    {
+        Raw = raw;
+        _pool = pool;
+    }
 
-    /// <summary>The block's raw bytes, rented until <see cref="Return"/>.</summary>
+    /// <summary>The block's raw bytes, rented until the last reference is released.</summary>
     public byte[] Raw { get; }
 
     /// <summary>How many of the entries that start in the block, from the first, lie wholly in it and match their hash.</summary>
@@ -44,30 +50,48 @@ internal sealed class DecodedBlock
         ArrayPool<byte> pool,
         Func<PackEntry, InvalidDataException> hashMismatch)
     {
-        var decoded = new DecodedBlock(PackBlockReader.ReadAndDecode(handle, packPath, blocks[block], block, pool));
-        long blockEnd = blockStart + blocks[block].RawLength;
-        for (int i = firstEntry; i < endEntry && entries[i].DataOffset + entries[i].Length <= blockEnd; i++)
-        {
-            PackEntry entry = entries[i];
-            if (PackHash.Hash(decoded.Raw.AsSpan((int)(entry.DataOffset - blockStart), (int)entry.Length)) != entry.ContentHash)
-            {
-                decoded.Failure = hashMismatch(entry);
-                break;
-            }
-
-            decoded.Verified++;
-        }
-
+        var decoded = new DecodedBlock(PackBlockReader.ReadAndDecode(handle, packPath, blocks[block], block, pool), pool);
+        decoded.Verify(blockStart, blocks[block].RawLength, entries, firstEntry, endEntry, hashMismatch);
         return decoded;
     }
 
-    /// <summary>Returns the block's raw bytes to the pool; later calls do nothing.</summary>
-    public void Return(ArrayPool<byte> pool)
+    private void Verify(long blockStart, int rawLength, PackEntry[] entries, int firstEntry, int endEntry, Func<PackEntry, InvalidDataException> hashMismatch)
     {
-        if (!_returned)
+        long blockEnd = blockStart + rawLength;
+        for (int i = firstEntry; i < endEntry && entries[i].DataOffset + entries[i].Length <= blockEnd; i++)
         {
-            _returned = true;
-            pool.Return(Raw);
+            PackEntry entry = entries[i];
+            if (PackHash.Hash(Raw.AsSpan((int)(entry.DataOffset - blockStart), (int)entry.Length)) != entry.ContentHash)
+            {
+                Failure = hashMismatch(entry);
+                break;
+            }
+
+            Verified++;
+        }
+    }
+
+    /// <summary>Adds a reference for a slice about to be handed over; the block must still be referenced.</summary>
+    public void AddReference()
+    {
+        int before = Interlocked.Increment(ref _references) - 1;
+        if (before <= 0)
+        {
+            throw new InvalidOperationException("A pack block was referenced after its buffer went back to the pool.");
+        }
+    }
+
+    /// <summary>Releases one reference (the load's or a slice's); the last returns the block's buffer to the pool.</summary>
+    public void Release()
+    {
+        int after = Interlocked.Decrement(ref _references);
+        if (after == 0)
+        {
+            _pool.Return(Raw);
+        }
+        else if (after < 0)
+        {
+            throw new InvalidOperationException("A pack block was released more often than it was referenced.");
         }
     }
 }

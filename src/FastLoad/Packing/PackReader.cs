@@ -124,6 +124,11 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
     /// </summary>
     /// <param name="cancellationToken">Stops the load; every buffer not handed over is returned to the pool.</param>
     /// <returns>The entries as <see cref="LoadedFile"/>s whose <see cref="LoadedFile.Path"/> is the entry name; dispose each to return its buffer.</returns>
+    /// <remarks>
+    /// An entry that lies in one block is a view of that decoded block rather than a copy: the block's buffer goes back
+    /// to the pool when every entry in it is disposed, so keeping one small entry keeps its block (at most
+    /// <see cref="PackOptions.BlockSize"/> bytes) in memory. Copy what you keep for long.
+    /// </remarks>
     /// <exception cref="ObjectDisposedException">The reader was disposed.</exception>
     /// <exception cref="InvalidDataException">A block does not decode, or an entry does not match its hash; the message names it and the offset.</exception>
     /// <exception cref="IOException">The pack could not be read.</exception>
@@ -211,15 +216,14 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
                     }
                 }
 
-                // The entries that start and end here, checked by the block's thread.
+                // The entries that start and end here, checked by the block's thread: views of the block, no copy.
                 long blockStart = (long)k * _index.BlockSize;
                 for (int i = firstEntryIn[k]; i < firstEntryIn[k] + block.Verified; i++)
                 {
                     PackEntry entry = entries[i];
-                    byte[] data = _pool.Rent((int)entry.Length);
-                    block.Raw.AsSpan((int)(entry.DataOffset - blockStart), (int)entry.Length).CopyTo(data);
+                    var slice = new PackBlockSlice(block, (int)(entry.DataOffset - blockStart), (int)entry.Length);
                     charged -= entry.Length;
-                    yield return Handover(entry, data);
+                    yield return new LoadedFile(entry.Name, entry.Index, slice, budgetCharge: 0);
                 }
 
                 if (block.Failure is { } failure)
@@ -238,14 +242,14 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
                     block.Raw.AsSpan(from, partialFilled).CopyTo(partial);
                 }
 
-                block.Return(_pool);
+                block.Release();
                 block = null;
                 charged -= blockCharge;
             }
         }
         finally
         {
-            block?.Return(_pool);
+            block?.Release();
             if (partial is not null)
             {
                 _pool.Return(partial);
@@ -283,7 +287,7 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
         {
             try
             {
-                (await item.Block.ConfigureAwait(false)).Return(_pool);
+                (await item.Block.ConfigureAwait(false)).Release();
             }
             catch
             {
