@@ -93,9 +93,12 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
     {
         ArgumentException.ThrowIfNullOrEmpty(path);
         options = (options ?? new PackReaderOptions()).Clone();
-        ValidateOptionsResult result = new PackReaderOptionsValidator().Validate(Options.DefaultName, options);
-        if (result.Failed)
+
+        // The generated validator's first call loads DataAnnotations and culture data, several milliseconds of a new
+        // process's first load: it runs only to word the error of options that are out of range.
+        if (options.MemoryBudget < FileLoaderConstants.MinMemoryBudget)
         {
+            ValidateOptionsResult result = new PackReaderOptionsValidator().Validate(Options.DefaultName, options);
             throw new ArgumentException(result.FailureMessage, nameof(options));
         }
 
