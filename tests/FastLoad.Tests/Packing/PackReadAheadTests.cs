@@ -1,0 +1,63 @@
+using FastLoad.Packing;
+using FastLoad.Tests.Infrastructure;
+
+namespace FastLoad.Tests.Packing;
+
+/// <summary>
+/// Where the kernel reads a pack ahead of its block threads, a whole-pack load runs one thread per core: the advice covers
+/// the data in order, each byte once, never past the data's end nor further than its distance ahead.
+/// </summary>
+public sealed class PackReadAheadTests : PackTestBase
+{
+    [Fact]
+    public void Advance_FromTheStart_AdvisesTheDistanceAheadInChunksOnce()
+    {
+        var ranges = new List<(long Offset, long Length)>();
+        var readAhead = new PackReadAhead(16, 100L * 1024 * 1024, (offset, length) => ranges.Add((offset, length)));
+
+        readAhead.Advance(16);
+        readAhead.Advance(16);
+        readAhead.Advance(1024);
+
+        Assert.All(ranges, range => Assert.InRange(range.Length, 1, PackReadAhead.Chunk));
+        AssertContiguousFrom(16, ranges);
+        long end = ranges[^1].Offset + ranges[^1].Length;
+        Assert.Equal(1024 + PackReadAhead.Distance, end);
+    }
+
+    [Fact]
+    public void Advance_NearTheEnd_StopsAtTheEndOfTheData()
+    {
+        var ranges = new List<(long Offset, long Length)>();
+        const long End = (3 * PackReadAhead.Chunk) + 5;
+        var readAhead = new PackReadAhead(16, End, (offset, length) => ranges.Add((offset, length)));
+
+        readAhead.Advance(16);
+        readAhead.Advance(End - 1);
+
+        AssertContiguousFrom(16, ranges);
+        Assert.Equal(End, ranges[^1].Offset + ranges[^1].Length);
+    }
+
+    [Fact]
+    public async Task ReadsInFlight_WhereTheKernelReadsAhead_OneThreadPerCoreAtLeastTwo()
+    {
+        WriteSource(TestData.Random, Enumerable.Repeat(SmallBlock, 40).ToArray());
+        await PackWriter.CreateAsync(PackPath, Source, new PackOptions { BlockSize = SmallBlock });
+
+        await using PackReader reader = await PackReader.OpenAsync(PackPath);
+
+        int expected = PackReadAhead.IsSupported ? Math.Max(2, Environment.ProcessorCount) : Math.Max(16, Environment.ProcessorCount);
+        Assert.Equal(Math.Min(40, expected), reader.ReadsInFlight);
+    }
+
+    private static void AssertContiguousFrom(long start, List<(long Offset, long Length)> ranges)
+    {
+        long next = start;
+        foreach ((long offset, long length) in ranges)
+        {
+            Assert.Equal(next, offset);
+            next += length;
+        }
+    }
+}
