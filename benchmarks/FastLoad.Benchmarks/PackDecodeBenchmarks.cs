@@ -1,0 +1,154 @@
+using System.Buffers.Binary;
+using System.IO.Hashing;
+using BenchmarkDotNet.Attributes;
+using K4os.Compression.LZ4;
+
+namespace FastLoad.Benchmarks;
+
+/// <summary>
+/// What a warm whole-pack load costs beyond the work it cannot skip: the pack already in memory, every block decoded
+/// and every entry's hash checked, on one thread per core, each decoding into one buffer it reuses (the floor), beside
+/// <see cref="PackReader.LoadAllAsync"/> on the same pack with the page cache warm. The ratio is the load's overhead:
+/// reading from the page cache, its buffers, threads and hand-over. The set is FASTLOAD_BENCH_FOLDER (a real tree such as
+/// /usr/include), else the 10,000-file text-like set of <see cref="PackBenchmarks"/>:
+/// <c>dotnet run -c Release --project benchmarks/FastLoad.Benchmarks -- --filter '*PackDecode*'</c>.
+/// </summary>
+public class PackDecodeBenchmarks
+{
+    private string _pack = string.Empty;
+    private byte[] _file = [];
+    private Block[] _blocks = [];
+    private int _blockSize;
+    private long _bytes;
+
+    [GlobalSetup]
+    public void PackAndReadIntoMemory()
+    {
+        string name = BenchmarkData.Folder is { } folder ? $"folder-{Path.GetFileName(Path.TrimEndingDirectorySeparator(folder))}" : "small-10000-text";
+        IReadOnlyList<string> paths = BenchmarkData.Folder is { } root
+            ? BenchmarkData.FilesUnder(root)
+            : BenchmarkData.GetOrCreate(name, 10_000, 2 * 1024, 128 * 1024, compressible: true);
+        _pack = BenchmarkData.GetOrCreatePack(name, paths);
+        _file = File.ReadAllBytes(_pack);
+        (_blockSize, _blocks) = ParseIndex(_file);
+        _bytes = _blocks.Sum(block => block.Entries.Sum(entry => (long)entry.Length)) + _blocks.Sum(block => block.SpanningBytes);
+    }
+
+    /// <summary>Every block decoded and every entry that lies in one block hashed, from memory, into reused buffers.</summary>
+    [Benchmark(Baseline = true, Description = "decode + hash from memory (floor)")]
+    public long DecodeAndHashFromMemory()
+    {
+        int next = -1;
+        long bytes = 0;
+        Thread[] threads = new Thread[Math.Max(2, Environment.ProcessorCount)];
+        for (int t = 0; t < threads.Length; t++)
+        {
+            threads[t] = new Thread(() =>
+            {
+                byte[] raw = new byte[_blockSize];
+                long mine = 0;
+                int k;
+                while ((k = Interlocked.Increment(ref next)) < _blocks.Length)
+                {
+                    mine += DecodeAndHash(_blocks[k], raw);
+                }
+
+                Interlocked.Add(ref bytes, mine);
+            });
+            threads[t].Start();
+        }
+
+        foreach (Thread thread in threads)
+        {
+            thread.Join();
+        }
+
+        return bytes + _blocks.Sum(block => block.SpanningBytes);
+    }
+
+    /// <summary>The same pack loaded from a warm page cache, every entry disposed at once.</summary>
+    [Benchmark(Description = "PackReader.LoadAllAsync, warm")]
+    public Task<long> LoadAllWarm() => PackBenchmarks.LoadAllAsync(_pack, _bytes);
+
+    private long DecodeAndHash(Block block, byte[] raw)
+    {
+        ReadOnlySpan<byte> stored = _file.AsSpan((int)block.Offset, block.StoredLength);
+        if (block.Codec == 0)
+        {
+            stored.CopyTo(raw);
+        }
+        else if (LZ4Codec.Decode(stored, raw.AsSpan(0, block.RawLength)) != block.RawLength)
+        {
+            throw new InvalidDataException($"Block at {block.Offset} does not decode.");
+        }
+
+        long bytes = 0;
+        foreach ((int offset, int length, ulong hash) in block.Entries)
+        {
+            if (XxHash64.HashToUInt64(raw.AsSpan(offset, length)) != hash)
+            {
+                throw new InvalidDataException($"An entry at {offset} in the block at {block.Offset} does not match its hash.");
+            }
+
+            bytes += length;
+        }
+
+        return bytes;
+    }
+
+    /// <summary>The block and entry records of a pack (docs/pack-format.md); the pack was just written and read by FastLoad.</summary>
+    private static (int BlockSize, Block[] Blocks) ParseIndex(byte[] file)
+    {
+        ReadOnlySpan<byte> footer = file.AsSpan(file.Length - 32);
+        long indexOffset = BinaryPrimitives.ReadInt64LittleEndian(footer);
+        ReadOnlySpan<byte> index = file.AsSpan((int)indexOffset, (int)BinaryPrimitives.ReadInt64LittleEndian(footer[8..]));
+        int blockSize = BinaryPrimitives.ReadInt32LittleEndian(index);
+        int blockCount = BinaryPrimitives.ReadInt32LittleEndian(index[4..]);
+        int entryCount = BinaryPrimitives.ReadInt32LittleEndian(index[8..]);
+        var blocks = new Block[blockCount];
+        for (int i = 0; i < blockCount; i++)
+        {
+            ReadOnlySpan<byte> record = index.Slice(24 + (i * 24), 24);
+            blocks[i] = new Block(
+                BinaryPrimitives.ReadInt64LittleEndian(record),
+                BinaryPrimitives.ReadInt32LittleEndian(record[8..]),
+                BinaryPrimitives.ReadInt32LittleEndian(record[12..]),
+                record[16]);
+        }
+
+        int entriesStart = 24 + (blockCount * 24);
+        for (int i = 0; i < entryCount; i++)
+        {
+            ReadOnlySpan<byte> record = index.Slice(entriesStart + (i * 32), 32);
+            int block = BinaryPrimitives.ReadInt32LittleEndian(record[8..]);
+            int offset = BinaryPrimitives.ReadInt32LittleEndian(record[12..]);
+            long length = BinaryPrimitives.ReadInt64LittleEndian(record[16..]);
+            if (offset + length <= blockSize)
+            {
+                blocks[block].Entries.Add((offset, (int)length, BinaryPrimitives.ReadUInt64LittleEndian(record[24..])));
+            }
+            else
+            {
+                // Over a block edge: the load assembles it from several blocks; the floor only counts its bytes.
+                blocks[block].SpanningBytes += length;
+            }
+        }
+
+        return (blockSize, blocks);
+    }
+
+    private sealed class Block(long offset, int storedLength, int rawLength, byte codec)
+    {
+        public long Offset { get; } = offset;
+
+        public int StoredLength { get; } = storedLength;
+
+        public int RawLength { get; } = rawLength;
+
+        public byte Codec { get; } = codec;
+
+        public List<(int Offset, int Length, ulong Hash)> Entries { get; } = [];
+
+        public long SpanningBytes { get; set; }
+    }
+}
