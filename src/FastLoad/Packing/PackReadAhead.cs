@@ -4,7 +4,7 @@ namespace FastLoad.Packing;
 
 /// <summary>
 /// Asks the kernel to read a whole-pack load's next stored bytes into the page cache while the block threads decode,
-/// where the system can (Linux: <c>posix_fadvise(WILLNEED)</c>). The device then has the reads in flight without a
+/// where the system can (Linux: <c>posix_fadvise(WILLNEED)</c>, in pieces of 128 KiB). The device then has the reads in flight without a
 /// thread waiting on each, so the load needs only one thread per core; elsewhere it keeps a thread per read in flight.
 /// </summary>
 internal sealed partial class PackReadAhead
@@ -12,8 +12,11 @@ internal sealed partial class PackReadAhead
     /// <summary>How far ahead of the block being started the kernel is asked to read: many large requests for a cold device, little page cache.</summary>
     internal const long Distance = 32L * 1024 * 1024;
 
-    /// <summary>One advice reads at most the device's largest request on a descriptor that reads ahead, so the range goes in pieces no larger.</summary>
-    internal const long Chunk = 2L * 1024 * 1024;
+    /// <summary>
+    /// One advice reads at most the device's largest request and quietly leaves the rest, so the range goes in pieces no
+    /// disk refuses: holes left unread are read later by the block threads, out of order, which costs seeks on a hard disk.
+    /// </summary>
+    internal const long Chunk = 128 * 1024;
 
     private readonly Action<long, long> _advise;
     private readonly long _end;
