@@ -1,4 +1,4 @@
-using System.IO.Enumeration;
+using FastLoad.FileSystem;
 
 namespace FastLoad;
 
@@ -61,7 +61,7 @@ public sealed class FileSet
         ArgumentException.ThrowIfNullOrEmpty(root);
         ArgumentException.ThrowIfNullOrEmpty(pattern);
         return new FileSet(
-            () => EnumerateDirectory(root, pattern, recursive),
+            () => DirectoryWalk.Enumerate(root, pattern, recursive),
             () => $"{root}{System.IO.Path.DirectorySeparatorChar}{pattern}{(recursive ? " (recursive)" : string.Empty)}",
             root);
     }
@@ -84,31 +84,6 @@ public sealed class FileSet
 
     /// <inheritdoc />
     public override string ToString() => _description();
-
-    private static List<string> EnumerateDirectory(string root, string pattern, bool recursive)
-    {
-        var options = new EnumerationOptions
-        {
-            RecurseSubdirectories = recursive,
-            IgnoreInaccessible = false,
-            AttributesToSkip = 0,
-            ReturnSpecialDirectories = false,
-        };
-        bool ignoreCase = !OperatingSystem.IsLinux();
-        var enumerable = new FileSystemEnumerable<string>(root, static (ref FileSystemEntry entry) => entry.ToFullPath(), options)
-        {
-            ShouldIncludePredicate = (ref FileSystemEntry entry) =>
-                !entry.IsDirectory && FileSystemName.MatchesSimpleExpression(pattern, entry.FileName, ignoreCase),
-
-            // .NET recurses into symbolic links to directories on Unix; a link back up the tree would then go on
-            // until the OS gives up. Links to directories are neither followed nor listed.
-            ShouldRecursePredicate = static (ref FileSystemEntry entry) => (entry.Attributes & FileAttributes.ReparsePoint) == 0,
-        };
-
-        var paths = new List<string>(enumerable);
-        paths.Sort(StringComparer.Ordinal);
-        return paths;
-    }
 
     /// <summary>Enumerates the paths of the set as they are now (a directory is read anew at each call).</summary>
     /// <returns>The paths, in the order a load with <see cref="LoadOrdering.Input"/> delivers them.</returns>

@@ -26,6 +26,12 @@ internal static unsafe partial class Native
     [LibraryImport("libc", EntryPoint = "unlink", SetLastError = true)]
     private static partial int Unlink(byte* path);
 
+    [LibraryImport("libc", EntryPoint = "mkdir", SetLastError = true)]
+    private static partial int MakeDirectory(byte* path, int mode);
+
+    [LibraryImport("libc", EntryPoint = "rmdir", SetLastError = true)]
+    private static partial int RemoveDirectory(byte* path);
+
     public static string CreateFifo(string path)
     {
         Assert.Equal(0, MkFifo(path, Convert.ToUInt32("644", 8)));
@@ -48,7 +54,13 @@ internal static unsafe partial class Native
     public static IDisposable CreateFileWithRawName(string directory, ReadOnlySpan<byte> rawName, ReadOnlySpan<byte> contents)
     {
         byte[] path = [.. System.Text.Encoding.UTF8.GetBytes(directory), (byte)'/', .. rawName, 0];
-        fixed (byte* p = path)
+        WriteNewFile(path, contents);
+        return new RawNamedFile(path);
+    }
+
+    private static void WriteNewFile(byte[] nulTerminatedPath, ReadOnlySpan<byte> contents)
+    {
+        fixed (byte* p = nulTerminatedPath)
         fixed (byte* data = contents)
         {
             int fd = Open(p, OpenWriteOnly | OpenCreate | OpenExclusive, Convert.ToInt32("644", 8));
@@ -62,8 +74,37 @@ internal static unsafe partial class Native
                 Close(fd);
             }
         }
+    }
 
-        return new RawNamedFile(path);
+    /// <summary>
+    /// Creates a folder in <paramref name="directory"/> named exactly <paramref name="rawName"/> holding one file,
+    /// <paramref name="fileName"/>. Dispose the result to delete both (.NET cannot name them to delete them).
+    /// </summary>
+    public static IDisposable CreateFolderWithRawName(string directory, ReadOnlySpan<byte> rawName, string fileName, ReadOnlySpan<byte> contents)
+    {
+        byte[] folder = [.. System.Text.Encoding.UTF8.GetBytes(directory), (byte)'/', .. rawName, 0];
+        fixed (byte* p = folder)
+        {
+            Assert.True(MakeDirectory(p, Convert.ToInt32("755", 8)) == 0, $"mkdir failed: errno {Marshal.GetLastPInvokeError()}");
+        }
+
+        byte[] filePath = [.. folder.AsSpan(0, folder.Length - 1), (byte)'/', .. System.Text.Encoding.UTF8.GetBytes(fileName), 0];
+        WriteNewFile(filePath, contents);
+
+        return new RawNamedFolder(folder, filePath);
+    }
+
+    private sealed class RawNamedFolder(byte[] nulTerminatedFolder, byte[] nulTerminatedFile) : IDisposable
+    {
+        public void Dispose()
+        {
+            fixed (byte* file = nulTerminatedFile)
+            fixed (byte* folder = nulTerminatedFolder)
+            {
+                Unlink(file);
+                RemoveDirectory(folder);
+            }
+        }
     }
 
     private sealed class RawNamedFile(byte[] nulTerminatedPath) : IDisposable

@@ -40,6 +40,44 @@ public class FileSetTests : TempDirectoryTestBase
     }
 
     [Fact]
+    public void FromDirectory_ManyFolders_ListsEveryFileOnceInOrdinalOrderAcrossSeparators()
+    {
+        // Names that sort around the separator: "a-1" < "a.x" < "a/..." < "a0" ordinally, so a folder's files cannot
+        // simply come before or after its subfolders. Enough folders that several walkers share them.
+        var expected = new List<string>();
+        foreach (string top in new[] { "a", "a-1", "a.x", "a0", "A", "b" })
+        {
+            expected.Add(WriteFile(top + ".bin", 1));
+            for (int sub = 0; sub < 12; sub++)
+            {
+                expected.Add(WriteFile($"{top}/{sub}/f.bin", 1));
+                expected.Add(WriteFile($"{top}/{sub}-f.bin", 1));
+                expected.Add(WriteFile($"{top}/{sub}/deeper/.hidden", 1));
+            }
+        }
+
+        string[] paths = [.. FileSet.FromDirectory(Root).EnumeratePaths()];
+
+        Assert.Equal(expected.Order(StringComparer.Ordinal), paths);
+    }
+
+    [LinuxFact("symbolic links, which Windows makes only with a privilege")]
+    public void FromDirectory_Links_FilesAndDanglingOnesListedFoldersNeitherListedNorFollowed()
+    {
+        string file = WriteFile("sub/file.bin", 3);
+        Directory.CreateSymbolicLink(Path.Combine(Root, "sub", "folder-link"), Path.Combine(Root, "other"));
+        WriteFile("other/inside.bin", 3);
+        string fileLink = Path.Combine(Root, "sub", "file-link");
+        File.CreateSymbolicLink(fileLink, file);
+        string dangling = Path.Combine(Root, "sub", "dangling");
+        File.CreateSymbolicLink(dangling, Path.Combine(Root, "nowhere"));
+
+        string[] paths = [.. FileSet.FromDirectory(Path.Combine(Root, "sub")).EnumeratePaths()];
+
+        Assert.Equal(new[] { dangling, fileLink, file }.Order(StringComparer.Ordinal), paths);
+    }
+
+    [Fact]
     public async Task LoadAsync_MissingRootDirectory_ThrowsDirectoryNotFound()
     {
         string missing = Path.Combine(Root, "missing");

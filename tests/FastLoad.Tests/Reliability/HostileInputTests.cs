@@ -189,6 +189,22 @@ public class HostileInputTests : BadInputTestBase
     }
 
     [LinuxFact("file names of any bytes; Windows names are UTF-16")]
+    public async Task Collect_FolderNameNotValidUtf8_ItsFilesFailSayingSoInsteadOfVanishing()
+    {
+        string good = WriteFile("good.bin", 10);
+        using var folder = Native.CreateFolderWithRawName(Root, [.. "bad-"u8, 0xFF], "inside.bin", Contents(100, seed: 14));
+
+        var results = await Loads.CollectAsync(Collecting(new CountingPool()), FileSet.FromDirectory(Root)).WaitAsync(NoHang);
+
+        // The file under the folder exists: leaving it out would make the load look complete.
+        Assert.Equal(2, results.Count);
+        Assert.Null(results.Single(r => r.Path == good).Error);
+        var inside = results.Single(r => r.Path != good);
+        Assert.EndsWith("inside.bin", inside.Path, StringComparison.Ordinal);
+        Assert.Contains("UTF-8", Assert.IsAssignableFrom<Exception>(inside.Error).Message);
+    }
+
+    [LinuxFact("file names of any bytes; Windows names are UTF-16")]
     public async Task Collect_NameNotValidUtf8NextToItsDecodedTwin_NeverDeliversTheTwinsBytesForIt()
     {
         // "x\xff" decodes to "x\uFFFD", which is also the valid name of another file.

@@ -1,0 +1,465 @@
+using System.Diagnostics;
+using System.IO.Enumeration;
+using System.Runtime.ExceptionServices;
+using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
+using System.Text;
+
+namespace FastLoad.FileSystem;
+
+internal static unsafe partial class DirectoryWalk
+{
+    // Room for a few hundred entries a call; a larger folder takes several.
+    private const int EntryBufferSize = 32 * 1024;
+
+    // Folders waiting before a second walker is worth its thread: a small tree is read sooner by one.
+    private const int FoldersForAnotherWalker = 4;
+
+    // Folders read at once once reading one has waited for the device: a network volume serves 32 requests at once,
+    // and a disk orders what it is given. While the folders are cached, reading them is the kernel's copying: one
+    // walker per core.
+    private const int WalkersWhileWaiting = 32;
+
+    // A folder that took longer than this to read waited for the device.
+    private static readonly long DeviceWaitTicks = Stopwatch.Frequency / 2000;
+
+    [SupportedOSPlatform("linux")]
+    private static string[] WalkLinux(string root, string pattern, bool recursive)
+    {
+        var walk = new LinuxWalk(pattern, recursive);
+        return walk.Run(Path.TrimEndingDirectorySeparator(Path.GetFullPath(root)));
+    }
+
+    /// <summary>
+    /// A folder to read: its path as handed out, and as the bytes the OS knows it by (a name need not be UTF-8); once
+    /// read, the files and subfolders it holds, in the order the OS listed them.
+    /// </summary>
+    private sealed class Folder(string path, byte[] nativePath, bool isRoot)
+    {
+        public string Path { get; } = path;
+
+        /// <summary>The path's bytes, NUL-terminated.</summary>
+        public byte[] NativePath { get; } = nativePath;
+
+        public bool IsRoot { get; } = isRoot;
+
+        public List<string> Files { get; } = [];
+
+        public List<Folder> Subfolders { get; } = [];
+
+        /// <summary>The files in this folder and below it.</summary>
+        public int CountFiles()
+        {
+            int count = Files.Count;
+            foreach (Folder subfolder in Subfolders)
+            {
+                count += subfolder.CountFiles();
+            }
+
+            return count;
+        }
+    }
+
+    /// <summary>
+    /// Compares the paths of one folder's entries ordinally from where their names start, the folder's path being the
+    /// same in each: the order <see cref="StringComparer.Ordinal"/> gives the full paths, at a fraction of the work.
+    /// </summary>
+    private sealed class NameComparer : IComparer<string>
+    {
+        public int NameStart { get; set; }
+
+        public int Compare(string? x, string? y)
+        {
+            int length = Math.Min(x!.Length, y!.Length);
+            for (int i = NameStart; i < length; i++)
+            {
+                if (x[i] != y[i])
+                {
+                    return x[i] - y[i];
+                }
+            }
+
+            return x.Length - y.Length;
+        }
+    }
+
+    /// <summary>
+    /// One walk: a stack of folders to read, shared by the calling thread and the walkers it starts on reader threads as
+    /// folders pile up. Each walker keeps the files it finds; the walk ends when no folder is left and none is being read.
+    /// </summary>
+    private sealed class LinuxWalk(string pattern, bool recursive)
+    {
+        private readonly object _gate = new();
+        private readonly Stack<Folder> _pending = new();
+        private readonly bool _matchAll = pattern == "*";
+
+        // Guarded by _gate.
+        private int _walkers = 1;
+        private int _reading;
+        private int _waiting;
+        private int _walkerLimit = Environment.ProcessorCount;
+        private ExceptionDispatchInfo? _error;
+
+        public string[] Run(string root)
+        {
+            byte[] nativeRoot = new byte[Encoding.UTF8.GetByteCount(root) + 1];
+            Encoding.UTF8.GetBytes(root, nativeRoot);
+            var rootFolder = new Folder(root, nativeRoot, isRoot: true);
+            _pending.Push(rootFolder);
+
+            Walk();
+            lock (_gate)
+            {
+                while (_walkers > 1)
+                {
+                    Monitor.Wait(_gate);
+                }
+            }
+
+            _error?.Throw();
+            var paths = new string[rootFolder.CountFiles()];
+            int at = 0;
+            AddInOrder(rootFolder, paths, ref at, new NameComparer());
+            return paths;
+        }
+
+        /// <summary>
+        /// Puts the files of <paramref name="folder"/> and below in <paramref name="paths"/> in ordinal order: its files
+        /// and subfolders sorted together by name, a subfolder as its name and a separator, since every path below it
+        /// starts so. Each folder sorts only its own names, so no comparison goes over the shared part of two paths.
+        /// </summary>
+        private static void AddInOrder(Folder folder, string[] paths, ref int at, NameComparer comparer)
+        {
+            int nameStart = folder.Path.EndsWith('/') ? folder.Path.Length : folder.Path.Length + 1;
+            List<string> files = folder.Files;
+            List<Folder> subfolders = folder.Subfolders;
+            comparer.NameStart = nameStart;
+            if (subfolders.Count == 0)
+            {
+                files.CopyTo(paths, at);
+                Array.Sort(paths, at, files.Count, comparer);
+                at += files.Count;
+                return;
+            }
+
+            var keys = new string[files.Count + subfolders.Count];
+            var entries = new Folder?[keys.Length];
+            files.CopyTo(keys, 0);
+            for (int i = 0; i < subfolders.Count; i++)
+            {
+                keys[files.Count + i] = subfolders[i].Path + "/";
+                entries[files.Count + i] = subfolders[i];
+            }
+
+            Array.Sort(keys, entries, comparer);
+            for (int i = 0; i < keys.Length; i++)
+            {
+                if (entries[i] is { } subfolder)
+                {
+                    AddInOrder(subfolder, paths, ref at, comparer);
+                }
+                else
+                {
+                    paths[at++] = keys[i];
+                }
+            }
+        }
+
+        private static void HelperWalk(object? state)
+        {
+            var walk = (LinuxWalk)state!;
+            try
+            {
+                walk.Walk();
+            }
+            catch (Exception error)
+            {
+                // Walk records a folder's failure itself; this is a list that could not grow (out of memory).
+                walk.Fail(error);
+            }
+            finally
+            {
+                walk.WalkerLeft();
+            }
+        }
+
+        private void Walk()
+        {
+            byte* entries = (byte*)NativeMemory.Alloc(EntryBufferSize);
+            Span<char> name = stackalloc char[256];
+            try
+            {
+                while (TryTake(out Folder? folder))
+                {
+                    long started = Stopwatch.GetTimestamp();
+                    try
+                    {
+                        Read(folder, entries, name);
+                    }
+                    catch (Exception error)
+                    {
+                        Fail(error);
+                    }
+
+                    Done(folder.Subfolders, waitedForTheDevice: Stopwatch.GetTimestamp() - started > DeviceWaitTicks);
+                }
+            }
+            finally
+            {
+                NativeMemory.Free(entries);
+            }
+        }
+
+        private bool TryTake([System.Diagnostics.CodeAnalysis.NotNullWhen(true)] out Folder? folder)
+        {
+            lock (_gate)
+            {
+                while (_error is null)
+                {
+                    if (_pending.TryPop(out folder))
+                    {
+                        _reading++;
+                        return true;
+                    }
+
+                    if (_reading == 0)
+                    {
+                        break;
+                    }
+
+                    // Another walker is reading a folder, which may hold more.
+                    _waiting++;
+                    Monitor.Wait(_gate);
+                    _waiting--;
+                }
+
+                if (_waiting > 0)
+                {
+                    Monitor.PulseAll(_gate);
+                }
+            }
+
+            folder = null;
+            return false;
+        }
+
+        private void Done(List<Folder> subfolders, bool waitedForTheDevice)
+        {
+            int start;
+            lock (_gate)
+            {
+                _reading--;
+                foreach (Folder subfolder in subfolders)
+                {
+                    _pending.Push(subfolder);
+                }
+
+                if (waitedForTheDevice)
+                {
+                    _walkerLimit = Math.Max(_walkerLimit, WalkersWhileWaiting);
+                }
+
+                start = _error is null && _pending.Count >= FoldersForAnotherWalker
+                    ? Math.Min(_pending.Count - 1, _walkerLimit - _walkers)
+                    : 0;
+                start = Math.Max(0, start);
+                _walkers += start;
+                if (_waiting > 0 && (subfolders.Count > 0 || _reading == 0))
+                {
+                    Monitor.PulseAll(_gate);
+                }
+            }
+
+            for (int i = 0; i < start; i++)
+            {
+                try
+                {
+                    ReaderThreadPool.Shared.Run(HelperWalk, this);
+                }
+                catch (OutOfMemoryException)
+                {
+                    // No thread to be had (a pids limit): the walkers running read the rest.
+                    WalkerLeft();
+                }
+            }
+        }
+
+        private void Fail(Exception error)
+        {
+            lock (_gate)
+            {
+                _error ??= ExceptionDispatchInfo.Capture(error);
+                Monitor.PulseAll(_gate);
+            }
+        }
+
+        private void WalkerLeft()
+        {
+            lock (_gate)
+            {
+                _walkers--;
+                Monitor.PulseAll(_gate);
+            }
+        }
+
+        private void Read(Folder folder, byte* entries, Span<char> name)
+        {
+            List<string> found = folder.Files;
+            List<Folder> subfolders = folder.Subfolders;
+            int fd = Open(folder);
+            if (fd < 0)
+            {
+                return;
+            }
+
+            try
+            {
+                string prefix = folder.Path.EndsWith('/') ? folder.Path : folder.Path + "/";
+                while (true)
+                {
+                    int filled = Interop.GetDirectoryEntries(fd, entries, EntryBufferSize);
+                    if (filled == 0)
+                    {
+                        return;
+                    }
+
+                    if (filled < 0)
+                    {
+                        int errno = Marshal.GetLastPInvokeError();
+                        if (errno == Interop.EINTR)
+                        {
+                            continue;
+                        }
+
+                        throw NativeErrors.ForPath(errno, folder.Path, "read the folder");
+                    }
+
+                    for (int offset = 0; offset < filled;)
+                    {
+                        byte* entry = entries + offset;
+                        int recordLength = *(ushort*)(entry + Interop.DirentRecordLengthOffset);
+                        offset += recordLength;
+                        var nameBytes = new ReadOnlySpan<byte>(entry + Interop.DirentNameOffset, recordLength - Interop.DirentNameOffset);
+                        nameBytes = nameBytes[..nameBytes.IndexOf((byte)0)];
+                        if (nameBytes.SequenceEqual("."u8) || nameBytes.SequenceEqual(".."u8))
+                        {
+                            continue;
+                        }
+
+                        byte type = entry[Interop.DirentTypeOffset];
+                        if (type is Interop.DirentUnknown or Interop.DirentSymbolicLink)
+                        {
+                            type = TypeAt(fd, entry + Interop.DirentNameOffset, type);
+                        }
+
+                        // Names of up to 255 bytes decode to at most 255 characters.
+                        int length = Encoding.UTF8.GetChars(nameBytes, name);
+                        if (type == Interop.DirentDirectory)
+                        {
+                            if (recursive)
+                            {
+                                subfolders.Add(new Folder(string.Concat(prefix, name[..length]), Append(folder.NativePath, nameBytes), isRoot: false));
+                            }
+
+                            continue;
+                        }
+
+                        if (type == FolderBehindLink)
+                        {
+                            continue;
+                        }
+
+                        if (_matchAll || FileSystemName.MatchesSimpleExpression(pattern, name[..length], ignoreCase: false))
+                        {
+                            found.Add(string.Concat(prefix, name[..length]));
+                        }
+                    }
+                }
+            }
+            finally
+            {
+                Interop.Close(fd);
+            }
+        }
+
+        /// <summary>Opens a folder to read; -1 for a subfolder that vanished, or was replaced, since its parent was read.</summary>
+        private static int Open(Folder folder)
+        {
+            int fd;
+            fixed (byte* path = folder.NativePath)
+            {
+                // O_NOFOLLOW below the root: a folder replaced by a link since it was listed is not followed.
+                int flags = Interop.OpenReadOnly | Interop.OpenDirectory | Interop.OpenCloseOnExec | (folder.IsRoot ? 0 : Interop.OpenNoFollow);
+                do
+                {
+                    fd = Interop.OpenBytes(path, flags, 0);
+                }
+                while (fd < 0 && Marshal.GetLastPInvokeError() == Interop.EINTR);
+            }
+
+            if (fd >= 0)
+            {
+                return fd;
+            }
+
+            int errno = Marshal.GetLastPInvokeError();
+            if (errno is Interop.ENOENT or Interop.ENOTDIR or Interop.ELOOP)
+            {
+                // .NET's enumeration skips such a subfolder too; the root is the caller's mistake.
+                return folder.IsRoot ? throw new DirectoryNotFoundException($"Could not find a part of the path '{folder.Path}'.") : -1;
+            }
+
+            throw NativeErrors.ForPath(errno, folder.Path, "read the folder");
+        }
+    }
+
+    // Not a d_type value: what TypeAt answers for a link to a folder, which is neither followed nor listed.
+    private const byte FolderBehindLink = 0xFF;
+
+    /// <summary>
+    /// The type of an entry the folder's listing did not give (some file systems) or that is a link: a link to a folder
+    /// is <see cref="FolderBehindLink"/>; a link to anything else, or to nothing, is listed as a file, as .NET lists it.
+    /// </summary>
+    private static byte TypeAt(int folderFd, byte* name, byte listedType)
+    {
+        if (listedType == Interop.DirentUnknown)
+        {
+            if (Interop.StatxFd(folderFd, name, Interop.AtSymlinkNoFollow, Interop.StatxType, out Interop.Statx entry) != 0)
+            {
+                return Interop.DirentUnknown;
+            }
+
+            int kind = entry.Mode & Interop.ModeTypeMask;
+            if (kind == Interop.ModeDirectory)
+            {
+                return Interop.DirentDirectory;
+            }
+
+            if (kind != Interop.ModeSymbolicLink)
+            {
+                return Interop.DirentUnknown;
+            }
+        }
+
+        return Interop.StatxFd(folderFd, name, 0, Interop.StatxType, out Interop.Statx target) == 0
+            && (target.Mode & Interop.ModeTypeMask) == Interop.ModeDirectory
+            ? FolderBehindLink
+            : Interop.DirentSymbolicLink;
+    }
+
+    /// <summary>A subfolder's native path: the parent's, a separator and the name, NUL-terminated.</summary>
+    private static byte[] Append(byte[] parent, ReadOnlySpan<byte> name)
+    {
+        int parentLength = parent.Length - 1;
+        bool separator = parentLength == 0 || parent[parentLength - 1] != (byte)'/';
+        byte[] path = new byte[parentLength + (separator ? 1 : 0) + name.Length + 1];
+        parent.AsSpan(0, parentLength).CopyTo(path);
+        if (separator)
+        {
+            path[parentLength] = (byte)'/';
+        }
+
+        name.CopyTo(path.AsSpan(path.Length - 1 - name.Length));
+        return path;
+    }
+}

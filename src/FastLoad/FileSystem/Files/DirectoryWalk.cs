@@ -1,0 +1,52 @@
+using System.IO.Enumeration;
+
+namespace FastLoad.FileSystem;
+
+/// <summary>
+/// Lists the files under a folder: full paths, in ordinal order, hidden files included, links to folders neither
+/// followed nor listed. A missing root is a <see cref="DirectoryNotFoundException"/>, a folder that cannot be read an
+/// <see cref="UnauthorizedAccessException"/> or <see cref="IOException"/> naming it: files are never skipped silently.
+/// A subfolder that vanishes while it is walked is skipped, as .NET's enumeration skips it.
+/// </summary>
+/// <remarks>
+/// On Linux the folders are read with getdents64 on several threads at once (<see cref="WalkLinux"/>): on slow storage
+/// each folder costs a request to the device, and a serial walk waits for one after another. Elsewhere .NET's
+/// enumeration walks them.
+/// </remarks>
+internal static partial class DirectoryWalk
+{
+    public static string[] Enumerate(string root, string pattern, bool recursive)
+    {
+        if (OperatingSystem.IsLinux())
+        {
+            return WalkLinux(root, pattern, recursive);
+        }
+
+        string[] paths = WalkPortable(root, pattern, recursive);
+        Array.Sort(paths, StringComparer.Ordinal);
+        return paths;
+    }
+
+    private static string[] WalkPortable(string root, string pattern, bool recursive)
+    {
+        var options = new EnumerationOptions
+        {
+            RecurseSubdirectories = recursive,
+            IgnoreInaccessible = false,
+            AttributesToSkip = 0,
+            ReturnSpecialDirectories = false,
+        };
+        bool ignoreCase = !OperatingSystem.IsLinux();
+        var enumerable = new FileSystemEnumerable<string>(root, static (ref FileSystemEntry entry) => entry.ToFullPath(), options)
+        {
+            ShouldIncludePredicate = (ref FileSystemEntry entry) =>
+                !entry.IsDirectory && FileSystemName.MatchesSimpleExpression(pattern, entry.FileName, ignoreCase),
+
+            // .NET recurses into symbolic links to directories on Unix; a link back up the tree would then go on
+            // until the OS gives up. Links to directories are neither followed nor listed.
+            ShouldRecursePredicate = static (ref FileSystemEntry entry) => (entry.Attributes & FileAttributes.ReparsePoint) == 0,
+        };
+
+        return new List<string>(enumerable).ToArray();
+    }
+}
