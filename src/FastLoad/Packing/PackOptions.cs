@@ -19,7 +19,7 @@ public sealed class PackOptions
     /// <remarks>
     /// Higher levels make smaller packs, packed more slowly; a pack decodes about as fast at every level. Use an HC level
     /// for packs that are built once and loaded many times, such as shipped game or application bundles
-    /// (docs/pack-levels.md measures each level).
+    /// (docs/measurements/pack-levels.md measures each level).
     /// </remarks>
     [Range(PackConstants.MinLevel, PackConstants.MaxLevel)]
     public int Level { get; set; } = PackConstants.DefaultLevel;
