@@ -2,7 +2,7 @@ namespace FastLoad.Benchmarks;
 
 /// <summary>
 /// A many-files group as in seed 001: sizes log-uniform from the minimum to 100x it. Decimal KB, as the seed's tables.
-/// The groups of larger files hold fewer files by default, so that each stays near 0.5 GB on disk and the full run within 35 minutes (see docs/benchmarks.md).
+/// The groups of larger files hold fewer files by default, so that each stays near 0.5 GB on disk and the full run within 35 minutes (see docs/measurements/benchmarks.md).
 /// </summary>
 internal sealed record FileGroup(string Name, int MinSize, int DefaultCount)
 {

@@ -6,7 +6,7 @@ namespace FastLoad.Benchmarks;
 /// One 1 GiB file, cold: what an application would write (File.ReadAllBytes; a FileStream loop with a 1 MiB buffer)
 /// against FastLoad's large-file strategy (16 MiB positional reads: buffered, 4 contiguous ranges on their own descriptors; unbuffered, 4 in flight)
 /// (O_DIRECT), and streamed in chunks within a 64 MiB budget. fio's sequential read (direct, 1 MiB, depth 8) on the
-/// same file is the physical limit: docs/benchmarks.md puts them side by side.
+/// same file is the physical limit: docs/measurements/benchmarks.md puts them side by side.
 /// </summary>
 public class LargeFileStrategyBenchmarks
 {

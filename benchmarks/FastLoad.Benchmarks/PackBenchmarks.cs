@@ -52,7 +52,7 @@ public class PackBenchmarks
 
     /// <summary>
     /// Each unpack goes to a folder of its own, deleted only when the case ends: deleting the previous iteration's
-    /// 10,000 files first made the next unpack several times slower in the kernel on the project VM (docs/benchmarks.md).
+    /// 10,000 files first made the next unpack several times slower in the kernel on the project VM (docs/measurements/benchmarks.md).
     /// </summary>
     [IterationSetup(Target = nameof(Unpack))]
     public void NewUnpackFolderAndEvict()

@@ -30,7 +30,7 @@ internal sealed class ParallelismController
 
     /// <summary>
     /// Windows at the initial limit before the first trial (1 s). A trial takes about 0.6 s and costs while it runs;
-    /// most start-up loads are over sooner, and the prior serves them better (docs/benchmarks.md).
+    /// most start-up loads are over sooner, and the prior serves them better (docs/measurements/benchmarks.md).
     /// </summary>
     internal const int InitialRestWindows = 20;
 

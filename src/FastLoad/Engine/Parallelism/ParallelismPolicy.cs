@@ -3,7 +3,7 @@ namespace FastLoad.Engine;
 /// <summary>
 /// The initial choice of how many files to read at once (the controller corrects it while the load runs), from the
 /// storage kind, the files' sizes, the cores and the memory budget. An SSD serves small reads several times faster at
-/// a deep queue than one at a time (docs/benchmarks.md), and cores are not the limit, so the depth does not follow the
+/// a deep queue than one at a time (docs/measurements/benchmarks.md), and cores are not the limit, so the depth does not follow the
 /// core count the way the classic advice (cores x 2.5-5.5) does. A spinning disk wants few requests, in physical order.
 /// </summary>
 internal static class ParallelismPolicy

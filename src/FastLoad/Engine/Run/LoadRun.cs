@@ -44,7 +44,7 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     /// <summary>
     /// The bytes of files read and not yet taken beyond which the rings open no more files. Reads ahead of the consumer
     /// only keep the device busy while the consumer works; each holds a buffer, fresh memory in a new process, so a
-    /// warm load that read as far ahead as the budget allows touched that much memory for nothing (docs/benchmarks.md).
+    /// warm load that read as far ahead as the budget allows touched that much memory for nothing (docs/measurements/benchmarks.md).
     /// </summary>
     internal const long ReadAheadBytes = 8L * 1024 * 1024;
 

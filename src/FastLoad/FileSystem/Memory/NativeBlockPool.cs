@@ -12,7 +12,7 @@ namespace FastLoad.FileSystem;
 /// buckets (the shared array pool keeps dozens of arrays of every size per core) or to the GC.
 /// Larger blocks come in size classes 1/16 apart and are kept only briefly (see <see cref="LargeBlockIdleTime"/>):
 /// fresh memory costs a page fault per page, which makes a large read into a fresh block several times slower than
-/// into a used one (docs/benchmarks.md), so a load that follows another (model shards, one after the other) reuses
+/// into a used one (docs/measurements/benchmarks.md), so a load that follows another (model shards, one after the other) reuses
 /// its blocks.
 /// Mapping a new large block first frees every idle one, so idle blocks never raise what the process holds above
 /// what its loads held at once.
@@ -279,7 +279,7 @@ internal static unsafe class NativeBlockPool
     /// <summary>
     /// Page-aligned memory of <paramref name="size"/> bytes that goes back to the OS when freed. Transparent huge pages
     /// only for unbuffered reads: with them the kernel pins far fewer pages for O_DIRECT, while a buffered copy out of
-    /// the page cache pays to compact and zero each huge page it faults in (docs/benchmarks.md).
+    /// the page cache pays to compact and zero each huge page it faults in (docs/measurements/benchmarks.md).
     /// Other blocks up to <see cref="MaxPooledLength"/> are populated (<see cref="Populate"/>) unless
     /// <paramref name="populate"/> is <see langword="false"/> (slabs populate the blocks they hand out); larger ones are
     /// left to fault as the reads fill them, so that a large file's first read does not wait for its whole buffer.

@@ -8,7 +8,7 @@ namespace FastLoad.FileSystem;
 /// which end with the read. Unbuffered (aligned requests), each worker takes the next chunk: there is no readahead to
 /// keep. Buffered, each worker reads a contiguous range of the file in order through its own open file description:
 /// the kernel keeps one readahead state per open file, and workers taking turns over one file's chunks break it up
-/// (docs/benchmarks.md, "Measurements behind the constants").
+/// (docs/measurements/benchmarks.md, "Measurements behind the constants").
 /// </summary>
 internal static class ChunkedReader
 {

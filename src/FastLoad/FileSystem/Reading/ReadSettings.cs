@@ -10,14 +10,14 @@ internal sealed class ReadSettings
 {
     /// <summary>
     /// From this size a file is read with several positional reads in flight rather than one after another; below it,
-    /// one read per file at a deep file queue wins (docs/benchmarks.md).
+    /// one read per file at a deep file queue wins (docs/measurements/benchmarks.md).
     /// </summary>
     internal const long LargeFileThreshold = 16L * 1024 * 1024;
 
     /// <summary>
     /// From this size <see cref="FileBuffering.Auto"/> reads unbuffered: a one-shot read of a GiB or more would push
     /// that much of everything else out of the page cache. Below it, buffered, the common case. Neither is reliably the
-    /// faster (docs/benchmarks.md), so the threshold rests on keeping the cache, not on speed.
+    /// faster (docs/measurements/benchmarks.md), so the threshold rests on keeping the cache, not on speed.
     /// </summary>
     internal const long AutoUnbufferedThreshold = 1L << 30;
 
@@ -27,17 +27,17 @@ internal sealed class ReadSettings
     /// <summary>
     /// Buffered reads in flight per large file, each a contiguous range read in order through its own open file
     /// description (see <see cref="ChunkedReader"/>): 4 such ranges beat more requests taking turns over one
-    /// descriptor, which break the kernel's readahead (docs/benchmarks.md).
+    /// descriptor, which break the kernel's readahead (docs/measurements/benchmarks.md).
     /// </summary>
     internal const int ReadsInFlight = 4;
 
     /// <summary>
     /// A buffered file gets a range per this many bytes, rounded up, and at most <see cref="ReadsInFlight"/>: a
-    /// much shorter range ends before its readahead has grown (docs/benchmarks.md).
+    /// much shorter range ends before its readahead has grown (docs/measurements/benchmarks.md).
     /// </summary>
     internal const long BufferedBytesPerRange = 32L * 1024 * 1024;
 
-    /// <summary>Unbuffered reads have no readahead, so several in flight pay (docs/benchmarks.md).</summary>
+    /// <summary>Unbuffered reads have no readahead, so several in flight pay (docs/measurements/benchmarks.md).</summary>
     internal const int UnbufferedReadsInFlight = 4;
 
     private int _fallbackLogged;
