@@ -370,7 +370,7 @@ internal sealed class LoadReaders(LoadRun run)
 
         if (options.Ordering == LoadOrdering.Input)
         {
-            rings[0].Limit(ParallelismPolicy.RotationalSmallFileDepth);
+            rings[0].Limit(ParallelismPolicy.RotationalShallowDepth);
             return;
         }
 
