@@ -16,6 +16,11 @@ internal static class LoadCommand
         var recursive = new Option<bool>("--recursive", "-r") { Description = "Include the subfolders of folders." };
         var dop = new Option<int?>("--dop") { Description = "Files read at once (default: automatic)." };
         var budget = new Option<long?>("--budget") { Description = "Memory budget in bytes (default: from the machine's memory)." };
+        var physicalOrder = new Option<PhysicalOrder>("--physical-order")
+        {
+            Description = "Read files in the order of their place on the device: Auto (on a spinning disk), On or Off.",
+            DefaultValueFactory = _ => PhysicalOrder.Auto,
+        };
         var cold = new Option<bool>("--cold")
         {
             Description = "Evict every file from the page cache first (Linux: fsync + posix_fadvise DONTNEED; no root needed).",
@@ -25,7 +30,7 @@ internal static class LoadCommand
 
         var command = new Command("load", "Load files and folders into memory and report files, bytes, time and failures.")
         {
-            paths, pattern, recursive, dop, budget, cold, json, checksum,
+            paths, pattern, recursive, dop, budget, physicalOrder, cold, json, checksum,
         };
         command.SetAction((parse, cancellationToken) => RunAsync(
             parse.GetValue(paths)!,
@@ -33,6 +38,7 @@ internal static class LoadCommand
             parse.GetValue(recursive),
             parse.GetValue(dop),
             parse.GetValue(budget),
+            parse.GetValue(physicalOrder),
             parse.GetValue(cold),
             parse.GetValue(json),
             parse.GetValue(checksum),
@@ -41,9 +47,18 @@ internal static class LoadCommand
     }
 
     private static async Task<int> RunAsync(
-        string[] paths, string pattern, bool recursive, int? dop, long? budget, bool cold, bool json, bool checksum, CancellationToken cancellationToken)
+        string[] paths,
+        string pattern,
+        bool recursive,
+        int? dop,
+        long? budget,
+        PhysicalOrder physicalOrder,
+        bool cold,
+        bool json,
+        bool checksum,
+        CancellationToken cancellationToken)
     {
-        var options = new FileLoaderOptions { MaxDegreeOfParallelism = dop, ErrorHandling = LoadErrorHandling.Collect };
+        var options = new FileLoaderOptions { MaxDegreeOfParallelism = dop, PhysicalOrder = physicalOrder, ErrorHandling = LoadErrorHandling.Collect };
         if (budget is long bytes)
         {
             options.MemoryBudget = bytes;

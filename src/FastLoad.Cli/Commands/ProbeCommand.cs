@@ -7,13 +7,17 @@ namespace FastLoad.Cli.Commands;
 
 /// <summary>
 /// <c>fastload probe</c>: describes the device that holds a path, then loads the files under it cold at queue depths
-/// 1, 2, 4, ... and automatically, and recommends the smallest depth within 5% of the best throughput. Each round runs
-/// every setting once, starting one further along each time, so that a shared machine's drift and the position in the
-/// round cancel out; medians are reported.
+/// 1, 2, 4, ..., each in the order of the set and in physical order, and automatically, and recommends the smallest
+/// depth within 5% of the best throughput. On a disk that seeks, order and depth both count: physical order spares a
+/// drive without command queuing its seeks, a deep queue lets a queuing drive pick by rotation. Each round runs every
+/// setting once, starting one further along each time, so that a shared machine's drift and the position in the round
+/// cancel out; medians are reported.
 /// </summary>
 internal static class ProbeCommand
 {
     private const double WithinBest = 0.95;
+
+    private static readonly Setting Automatic = new(null, PhysicalOrder.Auto);
 
     public static Command Create()
     {
@@ -84,27 +88,28 @@ internal static class ProbeCommand
         Console.WriteLine(
             $"sweep      {files.Count:N0} files, cold at each depth, {rounds} round{(rounds == 1 ? string.Empty : "s")}, "
             + $"memory budget {memoryBudget / (1024 * 1024):N0} MiB");
-        var settings = new List<int?>();
+        var settings = new List<Setting>();
         for (int depth = 1; depth <= maxDepth; depth *= 2)
         {
-            settings.Add(depth);
+            settings.Add(new Setting(depth, PhysicalOrder.Off));
+            settings.Add(new Setting(depth, PhysicalOrder.On));
         }
 
-        settings.Add(null); // automatic
-        var seconds = settings.ToDictionary(setting => setting ?? 0, _ => new List<double>());
+        settings.Add(Automatic);
+        var seconds = settings.ToDictionary(setting => setting, _ => new List<double>());
         var automaticRuns = new List<LoadSummary>();
         long bytes = 0;
         int changed = 0;
         for (int round = 0; round < rounds; round++)
         {
-            foreach (int? setting in settings.Skip(round % settings.Count).Concat(settings.Take(round % settings.Count)))
+            foreach (Setting setting in settings.Skip(round % settings.Count).Concat(settings.Take(round % settings.Count)))
             {
-                (LoadSummary summary, double elapsed) = await LoadColdAsync(
-                    files, new FileLoaderOptions { MaxDegreeOfParallelism = setting, MemoryBudget = memoryBudget }, cancellationToken);
-                seconds[setting ?? 0].Add(elapsed);
+                var options = new FileLoaderOptions { MaxDegreeOfParallelism = setting.Depth, PhysicalOrder = setting.Order, MemoryBudget = memoryBudget };
+                (LoadSummary summary, double elapsed) = await LoadColdAsync(files, options, cancellationToken);
+                seconds[setting].Add(elapsed);
                 bytes = summary.ByteCount;
                 changed = Math.Max(changed, summary.Failures.Count);
-                if (setting is null)
+                if (setting == Automatic)
                 {
                     automaticRuns.Add(summary);
                 }
@@ -112,15 +117,16 @@ internal static class ProbeCommand
         }
 
         var median = seconds.ToDictionary(pair => pair.Key, pair => Comparison.Median(pair.Value));
-        double bestSeconds = median.Where(pair => pair.Key != 0).Min(pair => pair.Value);
+        double bestSeconds = median.Where(pair => pair.Key != Automatic).Min(pair => pair.Value);
         Console.WriteLine();
-        Console.WriteLine($"| {"depth",9} | {"median ms",9} | {"files/s",9} | {"MB/s",8} | {"vs best",7} |");
-        Console.WriteLine("|----------:|----------:|----------:|---------:|--------:|");
-        foreach ((int key, double elapsed) in median)
+        Console.WriteLine($"| {"depth",9} | {"order",-8} | {"median ms",9} | {"files/s",9} | {"MB/s",8} | {"vs best",7} |");
+        Console.WriteLine("|----------:|:---------|----------:|----------:|---------:|--------:|");
+        foreach ((Setting setting, double elapsed) in median)
         {
-            string name = key == 0 ? "automatic" : key.ToString(CultureInfo.InvariantCulture);
+            string name = setting.Depth?.ToString(CultureInfo.InvariantCulture) ?? "automatic";
             Console.WriteLine(
-                $"| {name,9} | {elapsed * 1000,9:N0} | {files.Count / elapsed,9:N0} | {bytes / elapsed / 1e6,8:N1} | {bestSeconds / elapsed,7:P0} |");
+                $"| {name,9} | {setting.OrderName,-8} | {elapsed * 1000,9:N0} | {files.Count / elapsed,9:N0} | {bytes / elapsed / 1e6,8:N1} | "
+                + $"{bestSeconds / elapsed,7:P0} |");
         }
 
         if (changed > 0)
@@ -129,12 +135,16 @@ internal static class ProbeCommand
             Console.WriteLine($"changed    {changed:N0} of the {files.Count:N0} files vanished or could not be read during the sweep; they were skipped");
         }
 
-        int recommended = median.Where(pair => pair.Key != 0 && bestSeconds / pair.Value >= WithinBest).Min(pair => pair.Key);
+        Setting recommended = median
+            .Where(pair => pair.Key != Automatic && bestSeconds / pair.Value >= WithinBest)
+            .OrderBy(pair => pair.Key.Depth)
+            .ThenBy(pair => pair.Value)
+            .First().Key;
         Console.WriteLine();
-        Console.WriteLine($"recommended  {recommended} (the smallest depth within {1 - WithinBest:P0} of the best)");
+        Console.WriteLine($"recommended  {recommended.Depth} in {recommended.OrderName} order (the smallest depth within {1 - WithinBest:P0} of the best)");
         string settled = string.Join(", ", automaticRuns.Select(run => run.DegreeOfParallelism));
         Console.WriteLine(
-            $"automatic    {bestSeconds / median[0]:P0} of the best fixed depth; started at {automaticRuns[0].InitialDegreeOfParallelism}, "
+            $"automatic    {bestSeconds / median[Automatic]:P0} of the best fixed depth; started at {automaticRuns[0].InitialDegreeOfParallelism}, "
             + $"settled at {settled} in the {rounds} round{(rounds == 1 ? string.Empty : "s")}");
         return ExitCodes.Success;
     }
@@ -148,5 +158,16 @@ internal static class ProbeCommand
         long start = Stopwatch.GetTimestamp();
         LoadSummary summary = await new FileLoader(options).LoadAsync(FileSet.FromPaths(files), (_, _) => ValueTask.CompletedTask, cancellationToken);
         return (summary, Stopwatch.GetElapsedTime(start).TotalSeconds);
+    }
+
+    /// <summary>One setting of the sweep: a fixed depth in set or physical order, or the automatic choice.</summary>
+    private sealed record Setting(int? Depth, PhysicalOrder Order)
+    {
+        public string OrderName => Order switch
+        {
+            PhysicalOrder.On => "physical",
+            PhysicalOrder.Off => "set",
+            _ => "auto",
+        };
     }
 }

@@ -31,14 +31,14 @@ public class AdaptiveParallelismTests : TempDirectoryTestBase
     }
 
     [Theory]
-    [InlineData(StorageKind.Rotational, 4)]
+    [InlineData(StorageKind.Rotational, 64)]
     [InlineData(StorageKind.SolidState, 64)]
     [InlineData(StorageKind.Unknown, 64)]
     [InlineData(StorageKind.Network, 64)]
     public async Task Load_StorageKindOverride_SetsTheInitialParallelismForSmallFiles(StorageKind kind, int expected)
     {
         // A set this small is read by direct readers, one per four files and at most 64, whatever the core count; a
-        // spinning disk gets the pipeline's shallow queue instead. (RingReaderTests has the ring's depths.)
+        // spinning disk gets the pipeline's window in physical order instead, 64 deep. (RingReaderTests has the ring's depths.)
         WriteSmallFiles(300);
         var loader = new FileLoader(new FileLoaderOptions { Storage = kind, Scheduling = IoScheduling.DedicatedThreads });
 

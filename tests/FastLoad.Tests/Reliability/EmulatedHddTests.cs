@@ -6,13 +6,14 @@ namespace FastLoad.Tests.Reliability;
 /// <summary>
 /// Loads from a real block device that behaves like a hard disk: tools/emulated-hdd.sh mounts an ext4 loop device and
 /// throttles the reads of the commands it runs (150 IOPS, 120 MB/s). The loads run as <c>fastload</c> child processes
-/// inside the throttle. Skipped, with the script's reason, where the machine cannot make one (not root, no loop
+/// inside the throttle. The throttle charges every read the same wherever it lies, so these tests judge detection,
+/// order and bytes, never speed (depth and order are judged on a disk model with seeks: docs/measurements/hdd.md). Skipped, with the script's reason, where the machine cannot make one (not root, no loop
 /// devices, no blkio or io cgroup controller).
 /// </summary>
 public sealed class EmulatedHddTests(EmulatedHddTests.Hdd hdd) : IClassFixture<EmulatedHddTests.Hdd>
 {
     [Fact]
-    public async Task Load_LooseFiles_RecognisedAsRotationalSettledAtMostFourNothingLost()
+    public async Task Load_LooseFiles_RecognisedAsRotationalReadThroughAFixedWindowNothingLost()
     {
         hdd.SkipUnlessAvailable();
 
@@ -22,8 +23,8 @@ public sealed class EmulatedHddTests(EmulatedHddTests.Hdd hdd) : IClassFixture<E
         Assert.Equal(Hdd.FileCount, report.GetProperty("files").GetInt32());
         Assert.Equal(0, report.GetProperty("failed").GetInt32());
         Assert.Equal(hdd.Checksum, report.GetProperty("checksum").GetString());
-        Assert.InRange(report.GetProperty("degreeOfParallelism").GetInt32(), 1, 4);
-        Assert.All(report.GetProperty("parallelismHistory").EnumerateArray(), limit => Assert.InRange(limit.GetInt32(), 1, 4));
+        Assert.Equal(64, report.GetProperty("degreeOfParallelism").GetInt32());
+        Assert.All(report.GetProperty("parallelismHistory").EnumerateArray(), limit => Assert.Equal(64, limit.GetInt32()));
     }
 
     [Fact]

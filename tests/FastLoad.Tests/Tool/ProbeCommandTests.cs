@@ -10,7 +10,7 @@ public class ProbeCommandTests : TempDirectoryTestBase
     private const int Usage = 2;
 
     [Fact]
-    public async Task Probe_WithRounds_ReportsEveryDepthAndAutomaticOncePerRound()
+    public async Task Probe_WithRounds_ReportsEveryDepthInBothOrdersAndAutomaticOncePerRound()
     {
         for (int i = 0; i < 12; i++)
         {
@@ -23,10 +23,12 @@ public class ProbeCommandTests : TempDirectoryTestBase
         Assert.Contains("12 files, cold at each depth, 3 rounds, memory budget 1 MiB", output);
         // Rows are told by their first cell: a timing cell can read "8" too.
         string[] lines = output.Split('\n');
-        foreach (string row in new[] { "|         1 |", "|         2 |", "|         4 |", "| automatic |" })
+        foreach (string row in new[] { "|         1 | set ", "|         1 | physical ", "|         2 | set ", "|         2 | physical ", "|         4 | set ", "|         4 | physical ", "| automatic | auto " })
         {
-            Assert.Contains(lines, line => line.StartsWith(row, StringComparison.Ordinal));
+            Assert.Single(lines, line => line.StartsWith(row, StringComparison.Ordinal));
         }
+
+        Assert.Matches(@"recommended  \d+ in (set|physical) order", output);
 
         Assert.DoesNotContain(lines, line => line.StartsWith("|         8 |", StringComparison.Ordinal));
         Assert.Contains("of the best fixed depth", output);

@@ -4,7 +4,9 @@ namespace FastLoad.Engine;
 /// The initial choice of how many files to read at once (the controller corrects it while the load runs), from the
 /// storage kind, the files' sizes, the cores and the memory budget. An SSD serves small reads several times faster at
 /// a deep queue than one at a time (docs/measurements/benchmarks.md), and cores are not the limit, so the depth does not follow the
-/// core count the way the classic advice (cores x 2.5-5.5) does. A spinning disk wants few requests, in physical order.
+/// core count the way the classic advice (cores x 2.5-5.5) does. A spinning disk reads its small files in physical
+/// order with a deep window (docs/how-it-works.md): the order spares a drive without command queuing its seeks, and the
+/// window lets a drive that queues pick the next request by rotation.
 /// </summary>
 internal static class ParallelismPolicy
 {
@@ -17,7 +19,12 @@ internal static class ParallelismPolicy
     internal const int LargeFileDepth = 16;
     internal const int HugeFileDepth = 8;
 
-    internal const int RotationalSmallFileDepth = 4;
+    /// <summary>Small files in physical order on a spinning disk: twice the 32 commands a queuing drive reorders.</summary>
+    internal const int RotationalSmallFileDepth = 64;
+
+    /// <summary>Files of a few megabytes on a spinning disk, and its files read in the order of the set.</summary>
+    internal const int RotationalShallowDepth = 4;
+
     internal const int RotationalLargeFileDepth = 2;
 
     /// <summary>The controller never goes beyond this many reads at once (nor beyond the files or the budget).</summary>
@@ -32,7 +39,12 @@ internal static class ParallelismPolicy
     {
         int depth = kind switch
         {
-            StorageKind.Rotational => meanLength <= LargeFileLimit ? RotationalSmallFileDepth : RotationalLargeFileDepth,
+            StorageKind.Rotational => meanLength switch
+            {
+                <= MediumFileLimit => RotationalSmallFileDepth,
+                <= LargeFileLimit => RotationalShallowDepth,
+                _ => RotationalLargeFileDepth,
+            },
 
             // Memory has no queue to fill: the copies are bound by the cores.
             StorageKind.Memory => Math.Max(2, 2 * processorCount),
@@ -50,14 +62,11 @@ internal static class ParallelismPolicy
 
     /// <summary>The highest parallelism the controller may reach.</summary>
     /// <remarks>
-    /// A spinning disk gains from a few requests queued (the drive reorders them) and loses beyond: seeks, not
-    /// throughput, set its pace, so a measurement that favours a deeper queue there is noise. Its ceiling is the
-    /// small-file prior.
+    /// On a spinning disk seeks, not throughput, set the pace, so a window that measures faster at another depth is
+    /// noise: the prior is kept.
     /// </remarks>
     public static int Ceiling(StorageKind kind, int initial, long meanLength, int fileCount, long memoryBudget) =>
-        kind == StorageKind.Rotational
-            ? Math.Max(initial, Bound(RotationalSmallFileDepth, meanLength, fileCount, memoryBudget))
-            : Math.Max(initial, Bound(MaxAdaptiveDepth, meanLength, fileCount, memoryBudget));
+        kind == StorageKind.Rotational ? initial : Math.Max(initial, Bound(MaxAdaptiveDepth, meanLength, fileCount, memoryBudget));
 
     // No deeper than the budget can hold files of the mean size, nor than there are files.
     private static int Bound(int depth, long meanLength, int fileCount, long memoryBudget)

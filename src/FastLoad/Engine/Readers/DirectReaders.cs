@@ -81,7 +81,7 @@ internal sealed class DirectReaders
         int limit = options.MaxDegreeOfParallelism ?? kind switch
         {
             // A spinning disk wants few reads at once (with input order the direct readers are all there is).
-            StorageKind.Rotational => options.Ordering == LoadOrdering.Input ? ParallelismPolicy.RotationalSmallFileDepth : 0,
+            StorageKind.Rotational => options.Ordering == LoadOrdering.Input ? ParallelismPolicy.RotationalShallowDepth : 0,
 
             // Memory has no queue to fill: the copies are bound by the cores.
             StorageKind.Memory => Math.Max(2, 2 * Environment.ProcessorCount),

@@ -10,7 +10,7 @@ namespace FastLoad.Engine;
 /// driven by a reader thread of its own (a ring copies cached data on the thread that submits, so a warm load needs a
 /// ring per core, and the kernel keeps every ring's reads in flight at once for a cold one);</item>
 /// <item>elsewhere, or where the kernel refuses a ring: reader threads, or the consumer's thread alone for a few files;</item>
-/// <item>the pipeline's lanes for a spinning disk (shallow queue, physical order) and a large set that spans devices.</item>
+/// <item>the pipeline's lanes for a spinning disk (physical order) and a large set that spans devices.</item>
 /// </list>
 /// The device is described off the consumer's thread, and not at all for a set the first ring takes in one go.
 /// </summary>
@@ -150,9 +150,9 @@ internal sealed class LoadReaders(LoadRun run)
 
     /// <summary>
     /// Settles how the load reads on the storage the first direct reader described, before it reads.
-    /// A spinning disk retires the direct readers for the pipeline's shallow queue in physical order (with input
-    /// order, which the pipeline cannot take over, it keeps as many direct readers as that queue is deep); a large set
-    /// gets a controller for the direct readers, or the pipeline's lanes where it spans devices.
+    /// A spinning disk retires the direct readers for the pipeline's lane in physical order (with input order, which
+    /// the pipeline cannot take over, it keeps a few direct readers); a large set gets a controller for the direct
+    /// readers, or the pipeline's lanes where it spans devices.
     /// </summary>
     internal void SettleStorage(StorageDevice device)
     {
@@ -165,7 +165,7 @@ internal sealed class LoadReaders(LoadRun run)
         bool large = options.MaxDegreeOfParallelism is null && files > DirectReaders.AdaptiveThreshold;
         DirectoryDevices? devices = large ? new DirectoryDevices() : null;
 
-        // The pipeline's lanes read a spinning disk (shallow queue, physical order) and a large set that spans
+        // The pipeline's lanes read a spinning disk (physical order) and a large set that spans
         // devices (a lane per device); the direct readers read everything else, the fastest way measured.
         bool pipeline = options.Ordering == LoadOrdering.Completion && (readers.Threads == 0 || (devices is not null && !OnOneDevice(devices)));
         if (large && !pipeline && options.Adaptive && readers.Threads > 0)
@@ -315,8 +315,8 @@ internal sealed class LoadReaders(LoadRun run)
     }
 
     /// <summary>
-    /// Describes the storage for the rings: a spinning disk leaves the rest of the set to the pipeline's shallow queue in
-    /// physical order (with input order, which the pipeline cannot take over, the first ring reads as few files at once
+    /// Describes the storage for the rings: a spinning disk leaves the rest of the set to the pipeline's lane in
+    /// physical order (with input order, which the pipeline cannot take over, the first ring reads a few files at once
     /// and the others stop). The load does not wait for the description: a load that ended meanwhile is left as it is.
     /// </summary>
     internal void SettleRingStorage()
@@ -370,7 +370,7 @@ internal sealed class LoadReaders(LoadRun run)
 
         if (options.Ordering == LoadOrdering.Input)
         {
-            rings[0].Limit(ParallelismPolicy.RotationalSmallFileDepth);
+            rings[0].Limit(ParallelismPolicy.RotationalShallowDepth);
             return;
         }
 

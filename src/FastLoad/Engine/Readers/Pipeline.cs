@@ -150,7 +150,9 @@ internal sealed class Pipeline
         {
             initial = ParallelismPolicy.Choose(kind, meanLength, fileCount, options.MemoryBudget, Environment.ProcessorCount);
             ceiling = options.Adaptive ? ParallelismPolicy.Ceiling(kind, initial, meanLength, fileCount, options.MemoryBudget) : initial;
-            if (options.Adaptive && ceiling > 1)
+
+            // A spinning disk keeps its prior (see ParallelismPolicy.Ceiling): no trials that would shrink the window.
+            if (options.Adaptive && ceiling > 1 && kind != StorageKind.Rotational)
             {
                 controller = new ParallelismController(initial, ceiling, countFiles: meanLength <= ParallelismPolicy.SmallFileLimit, _run.Time);
             }

@@ -110,7 +110,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     /// <summary>How many files a load of <paramref name="fileCount"/> files reads at once over all its rings.</summary>
     public static int DepthFor(FileLoaderOptions options, StorageKind kind, int fileCount)
     {
-        int limit = options.MaxDegreeOfParallelism ?? (kind == StorageKind.Rotational ? ParallelismPolicy.RotationalSmallFileDepth : MaxDepth);
+        int limit = options.MaxDegreeOfParallelism ?? (kind == StorageKind.Rotational ? ParallelismPolicy.RotationalShallowDepth : MaxDepth);
         return Math.Max(1, Math.Min(fileCount, limit));
     }
 

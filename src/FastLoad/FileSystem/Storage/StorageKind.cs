@@ -12,7 +12,7 @@ public enum StorageKind
     /// </summary>
     Unknown = 0,
 
-    /// <summary>A spinning disk: seeks dominate; a shallow queue and reads in physical order.</summary>
+    /// <summary>A spinning disk: seeks dominate; small files are read in physical order through a deep window, large ones few at once.</summary>
     Rotational = 1,
 
     /// <summary>An SSD or NVMe device: a deep queue.</summary>

@@ -1,0 +1,73 @@
+using System.Collections.Concurrent;
+using FastLoad.Engine;
+using FastLoad.FileSystem;
+using FastLoad.Tests.Infrastructure;
+
+namespace FastLoad.Tests.Parallelism;
+
+/// <summary>
+/// A spinning disk's small files are read in physical order through a fixed window of 64 reads: the order spares a
+/// drive without command queuing its seeks, the window lets a queuing drive pick by rotation.
+/// </summary>
+public class RotationalLaneTests : TempDirectoryTestBase
+{
+    private const int FileCount = 400;
+
+    [Fact]
+    public async Task Load_OnASpinningDisk_ReadsInPhysicalOrderThroughAFixedWindowOf64()
+    {
+        // Written in one order, listed in the reverse one, so that the set's order is not the physical one.
+        List<string> written = [.. Enumerable.Range(0, FileCount).Select(i => WriteFile($"f{i:D3}.bin", 4096, seed: i))];
+        List<string> listed = [.. Enumerable.Reverse(written)];
+        var started = new ConcurrentQueue<string>();
+        var logs = new FakeLogCollector();
+        using var loggerFactory = new LoggerFactory([new FakeLoggerProvider(logs)]);
+        var options = new FileLoaderOptions { Storage = StorageKind.Rotational, Scheduling = IoScheduling.DedicatedThreads };
+        var loader = new FileLoader(options, new LoadTestHooks { OnLaneRead = started.Enqueue }, loggerFactory);
+
+        LoadSummary summary = await loader.LoadAsync(FileSet.FromPaths(listed), (_, _) => ValueTask.CompletedTask);
+
+        Assert.Equal(FileCount, summary.FileCount);
+        Assert.Empty(summary.Failures);
+        Assert.Equal(64, summary.InitialDegreeOfParallelism);
+        Assert.Equal([64], summary.ParallelismHistory);
+        Assert.InRange(summary.PeakConcurrentReads, 1, 64);
+        Assert.Contains(
+            logs.GetSnapshot(),
+            entry => entry.Message.Contains("as Rotational: 64 reads at once (ceiling 64, adaptive False, physical order True)", StringComparison.Ordinal));
+
+        // The lane hands the files to its readers in physical order (set order where a position is unknown); 64
+        // readers start them, so each read starts within the window of its place in that order.
+        List<string> physical = [.. listed.Select((path, index) => (path, index))
+            .OrderBy(file => PhysicalLayout.FirstExtentOffset(file.path))
+            .ThenBy(file => file.index)
+            .Select(file => file.path)];
+        List<string> observed = [.. started];
+        Assert.Equal(FileCount, observed.Count);
+        for (int position = 0; position < observed.Count; position++)
+        {
+            Assert.InRange(physical.IndexOf(observed[position]), position - 64, position + 64);
+        }
+    }
+
+    [Fact]
+    public async Task Load_OnASpinningDiskInInputOrder_KeepsTheShallowQueue()
+    {
+        // Delivered in the set's order, the files are read in it too: nothing spares a drive without command queuing
+        // its seeks, and every file read ahead of the next one delivered waits in memory. Few reads at once.
+        for (int i = 0; i < FileCount; i++)
+        {
+            WriteFile($"f{i:D3}.bin", 4096, seed: i);
+        }
+
+        var options = new FileLoaderOptions
+        {
+            Storage = StorageKind.Rotational, Ordering = LoadOrdering.Input, Scheduling = IoScheduling.DedicatedThreads,
+        };
+
+        LoadSummary summary = await new FileLoader(options).LoadAsync(FileSet.FromDirectory(Root), (_, _) => ValueTask.CompletedTask);
+
+        Assert.Equal(FileCount, summary.FileCount);
+        Assert.InRange(summary.PeakConcurrentReads, 1, ParallelismPolicy.RotationalShallowDepth);
+    }
+}
