@@ -102,15 +102,20 @@ public sealed partial class StartupPrefetch : IDisposable
         ArgumentException.ThrowIfNullOrEmpty(manifestPath);
         long budget = Checked(options).ReplayBudget;
 
-        // A thread of its own: the replay lowers its thread's I/O priority, which must not stay with a pool thread.
+        // A thread of its own, whose I/O priority is lowered only for the replay's reads: the task's continuations
+        // may run on it, and must not run, or create threads, at the replay's priority.
         return Task.Factory.StartNew(
             () =>
             {
                 cancellationToken.ThrowIfCancellationRequested();
-                BackgroundPriority.LowerIo();
                 string path = Path.GetFullPath(manifestPath);
                 StartupManifest manifest = StartupManifest.Read(path);
-                ReplayOutcome outcome = new ManifestReplay(manifest, budget, PrefetchTestHooks.None, cancellationToken).Run();
+                ReplayOutcome outcome;
+                using (BackgroundPriority.LowerIo())
+                {
+                    outcome = new ManifestReplay(manifest, budget, PrefetchTestHooks.None, cancellationToken).Run();
+                }
+
                 cancellationToken.ThrowIfCancellationRequested();
                 return Summarize(new Found(manifest, StartupManifestStatus.Replayed, path, null), outcome, null);
             },
@@ -253,7 +258,6 @@ public sealed partial class StartupPrefetch : IDisposable
         {
             // Decided once: a warm start's thread begins at the end, so it waits out the record delay first.
             bool? records = _warm ? WaitToRecord() : null;
-            BackgroundPriority.LowerIo();
             string buildKey = _options.BuildKey ?? BuildKey.OfThisProcess();
             ManifestLocation location = ManifestLocation.For(_options.ManifestPath, _hooks);
             found = Find(location, buildKey);
@@ -269,7 +273,13 @@ public sealed partial class StartupPrefetch : IDisposable
             }
             else if (found.Manifest is not null)
             {
-                outcome = new ManifestReplay(found.Manifest, _options.ReplayBudget, _hooks, _stopReplay.Token).Run();
+                // This thread logs and completes Completion, whose continuations may create pool threads: its I/O
+                // priority is low only while the replay reads.
+                using (BackgroundPriority.LowerIo())
+                {
+                    outcome = new ManifestReplay(found.Manifest, _options.ReplayBudget, _hooks, _stopReplay.Token).Run();
+                }
+
                 ReplayOutcome replayed = outcome;
                 _log.Write(log => log.StartupManifestReplayed(
                     found.Path!, replayed.RequestedBytes, replayed.CachedBytes, replayed.FileCount, replayed.ChangedFileCount,
@@ -278,7 +288,6 @@ public sealed partial class StartupPrefetch : IDisposable
 
             _hooks.AfterReplay?.Invoke();
             _ended.Wait();
-            BackgroundPriority.LowerCpu();
             _log.Flush();
             if (records ?? WaitToRecord())
             {
@@ -362,8 +371,11 @@ public sealed partial class StartupPrefetch : IDisposable
     private Recording? Record(string buildKey, ManifestLocation location, string? foundAt)
     {
         long started = Stopwatch.GetTimestamp();
-        StartupManifest recorded = StartupRecorder.Record(_loadedFiles!, buildKey, _options, _hooks, location.Candidates);
-        (string? path, bool written, List<Exception> errors) = location.Write(ManifestFormat.Write(recorded), foundAt);
+        (StartupManifest recorded, (string? path, bool written, List<Exception> errors)) = BackgroundPriority.RunLowered(() =>
+        {
+            StartupManifest recorded = StartupRecorder.Record(_loadedFiles!, buildKey, _options, _hooks, location.Candidates);
+            return (recorded, location.Write(ManifestFormat.Write(recorded), foundAt));
+        });
         double elapsed = Stopwatch.GetElapsedTime(started).TotalMilliseconds;
         if (path is null)
         {
