@@ -191,6 +191,7 @@ public sealed partial class StartupPrefetch : IDisposable
         ManifestProblem = found.Problem,
         FileCount = outcome.FileCount,
         ChangedFileCount = outcome.ChangedFileCount,
+        UnopenedFileCount = outcome.UnopenedFileCount,
         RequestedBytes = outcome.RequestedBytes,
         CachedBytes = outcome.CachedBytes,
         BudgetReached = outcome.BudgetReached,
@@ -282,7 +283,7 @@ public sealed partial class StartupPrefetch : IDisposable
 
                 ReplayOutcome replayed = outcome;
                 _log.Write(log => log.StartupManifestReplayed(
-                    found.Path!, replayed.RequestedBytes, replayed.CachedBytes, replayed.FileCount, replayed.ChangedFileCount,
+                    found.Path!, replayed.RequestedBytes, replayed.CachedBytes, replayed.FileCount, replayed.ChangedFileCount, replayed.UnopenedFileCount,
                     (long)replayed.Elapsed.TotalMilliseconds, replayed.BudgetReached, replayed.Stopped));
             }
 

@@ -29,6 +29,12 @@ public sealed class StartupPrefetchSummary
     /// <summary>Gets the number of the manifest's files that changed (length or last write time) or went away since, and were skipped.</summary>
     public int ChangedFileCount { get; internal init; }
 
+    /// <summary>
+    /// Gets the number of the manifest's files that are there but could not be opened (no permission, an I/O error, or
+    /// no descriptor to spare: the replay never takes the application's last ones), and were skipped.
+    /// </summary>
+    public int UnopenedFileCount { get; internal init; }
+
     /// <summary>Gets the bytes the replay asked of the disk.</summary>
     public long RequestedBytes { get; internal init; }
 

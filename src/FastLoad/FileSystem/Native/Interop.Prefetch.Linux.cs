@@ -15,4 +15,20 @@ internal static unsafe partial class Interop
         Architecture.Arm64 => (int)Syscall(31, which, who, 0, 0, 0, 0),
         _ => -1,
     };
+
+    internal const int ENFILE = 23;
+    internal const int EMFILE = 24;
+
+    internal const int ResourceLimitOpenFiles = 7;
+
+    /// <summary><c>struct rlimit</c> on 64-bit Linux.</summary>
+    internal struct ResourceLimit
+    {
+        public ulong Current;
+        public ulong Maximum;
+    }
+
+    /// <summary>getrlimit(2).</summary>
+    [LibraryImport(Libc, EntryPoint = "getrlimit", SetLastError = true)]
+    internal static partial int GetResourceLimit(int resource, ResourceLimit* limit);
 }

@@ -18,9 +18,10 @@ internal static partial class Log
 
     [LoggerMessage(EventId = FastLoadEventId.StartupManifestReplayed, Level = LogLevel.Debug,
         Message = "Startup prefetch of {Path}: {RequestedBytes} bytes asked of the disk, {CachedBytes} already cached, {FileCount} files "
-            + "({ChangedFileCount} changed since and skipped) in {ElapsedMilliseconds} ms; budget reached {BudgetReached}, stopped by the end of start-up {Stopped}")]
+            + "({ChangedFileCount} changed since and skipped, {UnopenedFileCount} that could not be opened) in {ElapsedMilliseconds} ms; "
+            + "budget reached {BudgetReached}, stopped by the end of start-up {Stopped}")]
     public static partial void StartupManifestReplayed(
-        this ILogger logger, string path, long requestedBytes, long cachedBytes, int fileCount, int changedFileCount, long elapsedMilliseconds, bool budgetReached, bool stopped);
+        this ILogger logger, string path, long requestedBytes, long cachedBytes, int fileCount, int changedFileCount, int unopenedFileCount, long elapsedMilliseconds, bool budgetReached, bool stopped);
 
     [LoggerMessage(EventId = FastLoadEventId.StartupManifestSkippedWarm, Level = LogLevel.Debug,
         Message = "Startup manifest {Path} not replayed: the process had read {DiskReadBytes} bytes from the disk when the start began, "

@@ -67,8 +67,23 @@ internal sealed partial class ManifestReplay(StartupManifest manifest, long budg
         return ordered;
     }
 
-    /// <summary>The file opened if it is still the version the manifest recorded; otherwise <see langword="null"/>.</summary>
-    private static SafeFileHandle? OpenUnchanged(StartupManifestFile file, out FileVersion version)
+    /// <summary>Why a file of the manifest was not opened, or that it was.</summary>
+    private enum Opening
+    {
+        Opened,
+
+        /// <summary>Changed since the manifest was recorded (length, last write time, kind), or gone.</summary>
+        Changed,
+
+        /// <summary>There but not opened: no permission, an I/O error, or no descriptor to spare.</summary>
+        Unopenable,
+
+        /// <summary>The process or the system is out of descriptors (EMFILE, ENFILE): worth trying again with fewer held.</summary>
+        OutOfDescriptors,
+    }
+
+    /// <summary>The file opened if it is still the version the manifest recorded; otherwise <see langword="null"/>, and why.</summary>
+    private static SafeFileHandle? OpenUnchanged(StartupManifestFile file, out FileVersion version, out Opening opening)
     {
         SafeFileHandle? handle = null;
         version = default;
@@ -76,7 +91,11 @@ internal sealed partial class ManifestReplay(StartupManifest manifest, long budg
         {
             if (OperatingSystem.IsLinux())
             {
-                handle = OpenLinux(file.Path, out version);
+                handle = OpenLinux(file.Path, out version, out opening);
+                if (handle is null)
+                {
+                    return null;
+                }
             }
             else
             {
@@ -86,12 +105,20 @@ internal sealed partial class ManifestReplay(StartupManifest manifest, long budg
 
             if (version.Kind == FileKind.Regular && version.Length == file.Length && version.LastWriteUnixNanoseconds == file.LastWriteUnixNanoseconds)
             {
+                opening = Opening.Opened;
                 return handle;
             }
+
+            opening = Opening.Changed;
+        }
+        catch (Exception ex) when (ex is FileNotFoundException or DirectoryNotFoundException)
+        {
+            opening = Opening.Changed; // Gone.
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
         {
-            // Gone, unreadable, or not a regular file any more: changed, like a file of another length.
+            // No permission, an I/O error: the file's own reader will meet it.
+            opening = Opening.Unopenable;
         }
 
         handle?.Dispose();
@@ -103,16 +130,16 @@ internal sealed partial class ManifestReplay(StartupManifest manifest, long budg
     {
         long started = Stopwatch.GetTimestamp();
         byte[] scratch = new byte[ReadChunk];
-        int files = 0, changed = 0;
+        int files = 0, changed = 0, unopened = 0;
         long requested = 0;
         bool budgetReached = false, stopped = false;
         int rangeNumber = 0;
         foreach (StartupManifestFile file in InFirstUseOrder(manifest.FileArray))
         {
-            using SafeFileHandle? handle = OpenUnchanged(file, out _);
+            using SafeFileHandle? handle = OpenUnchanged(file, out _, out Opening opening);
             if (handle is null)
             {
-                changed++;
+                _ = opening == Opening.Changed ? changed++ : unopened++;
                 continue;
             }
 
@@ -125,7 +152,7 @@ internal sealed partial class ManifestReplay(StartupManifest manifest, long budg
                     if (stop.IsCancellationRequested || (budgetReached = requested >= budget))
                     {
                         stopped = !budgetReached;
-                        return new ReplayOutcome(files, changed, requested, 0, budgetReached, stopped, Stopwatch.GetElapsedTime(started));
+                        return new ReplayOutcome(files, changed, unopened, requested, 0, budgetReached, stopped, Stopwatch.GetElapsedTime(started));
                     }
 
                     int count = (int)Math.Min(Math.Min(ReadChunk, range.End - offset), budget - requested);
@@ -143,6 +170,6 @@ internal sealed partial class ManifestReplay(StartupManifest manifest, long budg
             }
         }
 
-        return new ReplayOutcome(files, changed, requested, 0, budgetReached, stopped, Stopwatch.GetElapsedTime(started));
+        return new ReplayOutcome(files, changed, unopened, requested, 0, budgetReached, stopped, Stopwatch.GetElapsedTime(started));
     }
 }
