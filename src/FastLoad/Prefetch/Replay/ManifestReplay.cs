@@ -82,13 +82,24 @@ internal sealed partial class ManifestReplay(StartupManifest manifest, long budg
         OutOfDescriptors,
     }
 
-    /// <summary>The file opened if it is still the version the manifest recorded; otherwise <see langword="null"/>, and why.</summary>
+    /// <summary>
+    /// The file opened if it is still the version the manifest recorded; otherwise <see langword="null"/>, and why. Only
+    /// a regular file is opened: anything else in its place counts as changed.
+    /// </summary>
     private static SafeFileHandle? OpenUnchanged(StartupManifestFile file, out FileVersion version, out Opening opening)
     {
         SafeFileHandle? handle = null;
         version = default;
         try
         {
+            // Looked at before it is opened: a manifest may name a device or a FIFO (crafted, or a path reused since),
+            // and opening one can block, rewind a tape or wake a driver. What was opened is checked again after.
+            if (FileVersion.Get(file.Path).Kind != FileKind.Regular)
+            {
+                opening = Opening.Changed;
+                return null;
+            }
+
             if (OperatingSystem.IsLinux())
             {
                 handle = OpenLinux(file.Path, out version, out opening);
