@@ -34,6 +34,7 @@ public sealed partial class StartupPrefetch : IDisposable
     // A monitor, not a System.Threading.Lock: made at the top of Main (LoadObservers says why).
     private readonly object _threadStart = new();
     private Thread? _thread;
+    private bool _threadFailed;
     private TaskCompletionSource<StartupPrefetchSummary>? _completion;
     private int _endCalls;
     private int _disposeCalls;
@@ -169,8 +170,7 @@ public sealed partial class StartupPrefetch : IDisposable
         }
 
         _disposing.Set();
-        Thread thread = StartThread();
-        if (Thread.CurrentThread != thread)
+        if (StartThread() is { } thread && Thread.CurrentThread != thread)
         {
             thread.Join(DisposeWait);
         }
@@ -183,8 +183,10 @@ public sealed partial class StartupPrefetch : IDisposable
         return options.Validate() is { } failure ? throw new ArgumentException(failure, nameof(options)) : options;
     }
 
-    private static StartupPrefetchSummary Summarize(Found found, ReplayOutcome outcome, Recording? recording, long? diskReadBytesAtBegin = null) => new()
+    private static StartupPrefetchSummary Summarize(
+        Found found, ReplayOutcome outcome, Recording? recording, long? diskReadBytesAtBegin = null, string? problem = null) => new()
     {
+        Problem = problem,
         DiskReadBytesAtBegin = diskReadBytesAtBegin,
         ManifestStatus = found.Status,
         ManifestPath = found.Path,
@@ -222,22 +224,38 @@ public sealed partial class StartupPrefetch : IDisposable
     /// <summary>
     /// Makes and starts the background thread, once: at <see cref="Begin(StartupPrefetchOptions, ILogger)"/>, or for a
     /// warm start at <see cref="End"/> or <see cref="Dispose"/>. Under a lock, so that <see cref="Dispose"/> never joins a
-    /// thread that <see cref="End"/> is still starting on another thread; returns the thread.
+    /// thread that <see cref="End"/> is still starting on another thread; returns the thread, or <see langword="null"/>
+    /// where none could be created (a pids cgroup or <c>RLIMIT_NPROC</c> at its limit): then the start ends there, its
+    /// problem logged and in the summary, and the application goes on without it.
     /// </summary>
-    private Thread StartThread()
+    private Thread? StartThread()
     {
         lock (_threadStart)
         {
-            if (_thread is null)
+            if (_thread is null && !_threadFailed)
             {
-                var thread = new Thread(Run) { IsBackground = true, Name = "FastLoad startup prefetch" };
-                thread.UnsafeStart();
-                _thread = thread;
+                try
+                {
+                    _hooks.BeforeThreadStart?.Invoke();
+                    var thread = new Thread(Run) { IsBackground = true, Name = "FastLoad startup prefetch" };
+                    thread.UnsafeStart();
+                    _thread = thread;
+                }
+                catch (Exception ex)
+                {
+                    _threadFailed = true;
+                    _loadedFiles?.Dispose();
+                    _log.Write(log => log.StartupPrefetchFailed(ex));
+                    CompletionSource().TrySetResult(Summarize(
+                        new Found(null, StartupManifestStatus.NotFound, null, null), default, null, _diskReadBytesAtBegin, ProblemOf(ex)));
+                }
             }
 
             return _thread;
         }
     }
+
+    private static string ProblemOf(Exception exception) => $"{exception.GetType().Name}: {exception.Message}";
 
     private void Stop()
     {
@@ -255,6 +273,7 @@ public sealed partial class StartupPrefetch : IDisposable
         Found found = new(null, StartupManifestStatus.NotFound, null, null);
         ReplayOutcome outcome = default;
         Recording? recording = null;
+        string? problem = null;
         try
         {
             // Decided once: a warm start's thread begins at the end, so it waits out the record delay first.
@@ -298,13 +317,14 @@ public sealed partial class StartupPrefetch : IDisposable
         catch (Exception ex)
         {
             // Whatever happens here, the application starts as it would have without the prefetch.
+            problem = ProblemOf(ex);
             _log.Write(log => log.StartupPrefetchFailed(ex));
         }
         finally
         {
             _loadedFiles?.Dispose();
             _log.Flush();
-            CompletionSource().TrySetResult(Summarize(found, outcome, recording, _diskReadBytesAtBegin));
+            CompletionSource().TrySetResult(Summarize(found, outcome, recording, _diskReadBytesAtBegin, problem));
         }
     }
 

@@ -23,6 +23,13 @@ public sealed class StartupPrefetchSummary
     /// </summary>
     public long? DiskReadBytesAtBegin { get; internal init; }
 
+    /// <summary>
+    /// Gets what stopped the start's prefetch or recording (the type and message of the error, also logged as a
+    /// warning): a thread the system would not create, a failure to read or write; <see langword="null"/> when nothing did.
+    /// A stale or corrupt manifest is not such a problem: <see cref="ManifestProblem"/> says why it was not replayed.
+    /// </summary>
+    public string? Problem { get; internal init; }
+
     /// <summary>Gets the number of the manifest's files that were still as recorded, and were replayed.</summary>
     public int FileCount { get; internal init; }
 

@@ -34,8 +34,10 @@ public abstract class PrefetchTestBase : TempDirectoryTestBase
     /// The hooks of a start in this made-up application. What the process read from the disk before the start began
     /// is <paramref name="diskReadBytes"/>, not the test process's: by default unknown, which replays every start.
     /// </summary>
-    private protected PrefetchTestHooks Hooks(Action? afterReplay = null, Action<int>? beforeRange = null, long? diskReadBytes = null) => new()
+    private protected PrefetchTestHooks Hooks(
+        Action? afterReplay = null, Action<int>? beforeRange = null, long? diskReadBytes = null, Action? beforeThreadStart = null) => new()
     {
+        BeforeThreadStart = beforeThreadStart,
         DiskReadBytes = () => diskReadBytes,
         AppDirectory = AppDirectory,
         AppName = "testapp",

@@ -75,7 +75,15 @@ internal static partial class BackgroundPriority
             }
         })
         { IsBackground = true, Name = "FastLoad startup record" };
-        thread.UnsafeStart();
+        try
+        {
+            thread.UnsafeStart();
+        }
+        catch (Exception ex) when (ex is OutOfMemoryException or ThreadStartException)
+        {
+            return work(); // The system would not create the thread: done at the caller's priority rather than not at all.
+        }
+
         thread.Join();
         failure?.Throw();
         return result;
