@@ -404,7 +404,7 @@ public sealed partial class StartupPrefetch : IDisposable
             return null;
         }
 
-        _log.Write(log => log.StartupManifestRecorded(path, Math.Round(elapsed, 1), recorded.FileArray.Length, recorded.ByteCount, written));
+        _log.Write(log => log.StartupManifestRecorded(written ? LogLevel.Information : LogLevel.Debug, path, Math.Round(elapsed, 1), recorded.FileArray.Length, recorded.ByteCount, written));
         return new Recording(path, written, recorded.FileArray.Length, recorded.ByteCount);
     }
 

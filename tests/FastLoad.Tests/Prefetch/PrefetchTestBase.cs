@@ -73,6 +73,10 @@ public abstract class PrefetchTestBase : TempDirectoryTestBase
         return await prefetch.Completion.WaitAsync(TimeSpan.FromSeconds(30));
     }
 
+    /// <summary>A start during which the application loads <paramref name="path"/>.</summary>
+    private protected Task<StartupPrefetchSummary> StartReadingAsync(string path, ILogger? logger = null) =>
+        StartAsync(logger: logger, beforeEnd: () => Loads.CollectAsync(new FileLoader(), FileSet.FromPaths([path])).GetAwaiter().GetResult());
+
     private protected string DataFile(string name, int length, int seed = 1) => WriteFile(Path.Combine("data", name), length, seed);
 
     /// <summary>A manifest of this build (or <paramref name="buildKey"/>) listing the ranges of files as they are now.</summary>
