@@ -11,8 +11,11 @@
 #   the process | WarmStart cold, `fastload prefetch <manifest> & exec dotnet WarmStart.dll` (the NativeAOT tool starts
 #   the replay before the .NET host) | WarmStart cold, `fastload prefetch <manifest>; exec dotnet WarmStart.dll` (the
 #   replay first, to its end, then the start: what a start gains when nothing competes with the replay)
-# on the normal disk, then (as root, where tools/emulated-hdd.sh can make one) on an emulated hard disk with the
-# runtime, both applications and the tool copied onto it (DOTNET_ROOT) and throttled to 150 IOPS and 120 MB/s.
+# on the normal disk, then (as root) on slow storage emulated by slowdisk (a FUSE-backed loop device whose reads cost
+# what a 7200 rpm disk's do, `hdd`, or a network volume's, `net`) with the runtime, both applications and the tool
+# copied onto it (DOTNET_ROOT), truly cold there: the file system remounted before each cold run (`slowdisk.sh cold`),
+# which drops its data, inodes and folders. `throttled` is the older emulated hard disk of tools/emulated-hdd.sh (150
+# IOPS and 120 MB/s wherever a read lies).
 #
 # Then, on the normal disk, the warm cost of the manifest in many rounds (a few milliseconds against starts that vary
 # by tens): template warm | WarmStart warm, no manifest | WarmStart warm, manifest, interleaved, each start paired with
@@ -27,17 +30,21 @@
 # pairs.
 # Settings (environment): FASTLOAD_COLDSTART_DATA (default /tmp/fastload-coldstart), FASTLOAD_COLDSTART_ROUNDS
 # (default 7; 0 times the warm pairs only), FASTLOAD_COLDSTART_WARM_ROUNDS (default 101; 0 skips the warm pairs),
-# FASTLOAD_COLDSTART_DISKS (default "ssd hdd"), FASTLOAD_COLDSTART_PORT (default 5087).
+# FASTLOAD_COLDSTART_DISKS (default "ssd hdd net"; also "throttled"), FASTLOAD_COLDSTART_PORT (default 5087),
+# FASTLOAD_SLOWDISK (slowdisk.sh; default ../shared/tools/slowdisk/slowdisk.sh beside the repository),
+# FASTLOAD_COLDSTART_MOUNTS (the prefix of slowdisk's mount points; default /mnt/sd-coldstart-).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 data=${FASTLOAD_COLDSTART_DATA:-/tmp/fastload-coldstart}
 rounds=${FASTLOAD_COLDSTART_ROUNDS:-7}
 warm_rounds=${FASTLOAD_COLDSTART_WARM_ROUNDS:-101}
-disks=${FASTLOAD_COLDSTART_DISKS:-ssd hdd}
+disks=${FASTLOAD_COLDSTART_DISKS:-ssd hdd net}
 port=${FASTLOAD_COLDSTART_PORT:-5087}
 lock=/tmp/fastload-bench.lock
 repo=$PWD
+slowdisk=${FASTLOAD_SLOWDISK:-$repo/../shared/tools/slowdisk/slowdisk.sh}
+mounts=${FASTLOAD_COLDSTART_MOUNTS:-/mnt/sd-coldstart-}
 results=$repo/benchmarks/results/coldstart
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
 mkdir -p "$data" "$results"
@@ -63,14 +70,16 @@ manifest_name=WarmStart.startup-manifest
 #   (LAUNCH: dotnet; tool for `fastload prefetch ... & exec dotnet`; tool-then for `fastload prefetch ...; exec dotnet`)
 run() {
   local root=$1 runtime=$2 cache=$3 app=$4 launch=$5 throttle=()
-  [ "$root" = "$data/hdd" ] && throttle=("$repo/tools/emulated-hdd.sh" run "$data/hdd")
+  [ "$root" = "$data/throttled" ] && throttle=("$repo/tools/emulated-hdd.sh" run "$data/throttled")
   local start="exec \"$runtime/dotnet\" \"$root/$app/$app_dll\" >/dev/null 2>&1"
   case $launch in
     tool) start="\"$root/tool/FastLoad.Cli\" prefetch --quiet \"$root/$app/$manifest_name\" & $start" ;;
     tool-then) start="\"$root/tool/FastLoad.Cli\" prefetch --quiet \"$root/$app/$manifest_name\"; $start" ;;
   esac
   local evict=":"
-  if [ "$cache" = cold ]; then
+  if [ "$cache" = cold ] && [ "${root#"$mounts"}" != "$root" ]; then
+    evict="\"$slowdisk\" cold \"$root\""   # the runtime and the applications are all on it
+  elif [ "$cache" = cold ]; then
     evict="\"$data/evict\" \"$runtime/dotnet\" \"$runtime/host\" \"$runtime/shared\" \"$root/$app\" \"$root/tool\" 2>/dev/null"
   elif [ "$cache" = warm ]; then
     DOTNET_ROOT=$runtime ASPNETCORE_URLS=http://127.0.0.1:$port "${throttle[@]}" "$data/first-answer" "$port" 120 sh -c "$start" >/dev/null
@@ -187,12 +196,21 @@ out=$results/coldstart.md
 for disk in $disks; do
   root=$data/$disk
   runtime=$dotnet_root
-  if [ "$disk" = hdd ]; then
-    if ! reason=$(tools/emulated-hdd.sh up "$data/hdd" 4 150 120); then
+  if [ "$disk" = hdd ] || [ "$disk" = net ]; then
+    root=$mounts$disk
+    if ! "$slowdisk" up "$root" "$disk" 4 >/dev/null; then
+      echo "== slowdisk $disk skipped: it could not be mounted at $root" | tee -a "$out"
+      continue
+    fi
+    trap '"$slowdisk" down "$root" rm' EXIT
+  elif [ "$disk" = throttled ]; then
+    if ! reason=$(tools/emulated-hdd.sh up "$data/throttled" 4 150 120); then
       echo "== emulated HDD skipped: $reason" | tee -a "$out"
       continue
     fi
-    trap 'tools/emulated-hdd.sh down "$data/hdd"' EXIT
+    trap 'tools/emulated-hdd.sh down "$data/throttled"' EXIT
+  fi
+  if [ "$disk" != ssd ]; then
     runtime=$root/dotnet
     mkdir -p "$runtime"
     cp -a "$dotnet_root/dotnet" "$dotnet_root/host" "$dotnet_root/shared" "$runtime/"
@@ -248,7 +266,7 @@ for disk in $disks; do
         -v with="${median[WarmStart cold, manifest]}" -v tool="${median[WarmStart cold, manifest, fastload prefetch first]}" \
         -v then="${median[WarmStart cold, manifest, fastload prefetch to its end, then the start]}" 'BEGIN {
           printf "\ncold penalty left with the manifest, by medians, (cold with - warm) / (cold without - warm): %.2f in the process, %.2f with fastload prefetch first, %.2f with fastload prefetch to its end first (target at most 0.5)\n", (with - warm) / (cold - warm), (tool - warm) / (cold - warm), (then - warm) / (cold - warm)
-          printf "cold without / cold with: %.2fx in the process, %.2fx with fastload prefetch first, %.2fx with fastload prefetch to its end first (target on the emulated HDD: at least 2x)\n", cold / with, cold / tool, cold / then
+          printf "cold without / cold with: %.2fx in the process, %.2fx with fastload prefetch first, %.2fx with fastload prefetch to its end first (targets: hdd at least 1.5x in the process, 2.5x with the tool)\n", cold / with, cold / tool, cold / then
           printf "warm cost of the manifest, WarmStart warm - template warm: %.1f ms (target at most 3 ms; too few rounds to tell: the warm pairs below measure it)\n", warmWith - warm
         }'
       echo "cold penalty left, paired by round: $(paired_penalty_left "$rounds_tsv") (target at most 0.5)"
@@ -260,8 +278,11 @@ for disk in $disks; do
     warm_pairs "$root" "$runtime" | tee -a "$out"
   fi
 
-  if [ "$disk" = hdd ]; then
-    tools/emulated-hdd.sh down "$data/hdd"
+  if [ "$disk" = hdd ] || [ "$disk" = net ]; then
+    "$slowdisk" down "$root" rm
+    trap - EXIT
+  elif [ "$disk" = throttled ]; then
+    tools/emulated-hdd.sh down "$data/throttled"
     trap - EXIT
   fi
 done

@@ -8,6 +8,11 @@ namespace FastLoad.Cli.Commands;
 /// <summary><c>fastload manifest show &lt;manifest&gt;</c>: what a start-up manifest lists, and which of its files changed since.</summary>
 internal static class ManifestCommand
 {
+    /// <summary>The C0 and C1 controls, DEL, the line and paragraph separators, and the bidirectional embeddings, overrides and isolates.</summary>
+    private static readonly System.Buffers.SearchValues<char> Unprintable = System.Buffers.SearchValues.Create(
+        [.. Enumerable.Range(0, 0x20).Concat(Enumerable.Range(0x7f, 0x21)).Concat([0x200e, 0x200f, 0x2028, 0x2029, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e,
+            0x2066, 0x2067, 0x2068, 0x2069]).Select(code => (char)code)]);
+
     public static Command Create()
     {
         var manifest = new Argument<string>("manifest") { Description = "The start-up manifest." };
@@ -42,8 +47,8 @@ internal static class ManifestCommand
         }
         else
         {
-            Console.WriteLine($"manifest   {Path.GetFullPath(path)}");
-            Console.WriteLine($"build      {manifest.BuildKey}");
+            Console.WriteLine($"manifest   {Printable(Path.GetFullPath(path))}");
+            Console.WriteLine($"build      {Printable(manifest.BuildKey)}");
             Console.WriteLine($"files      {manifest.Files.Count:N0}");
             Console.WriteLine($"ranges     {manifest.RangeCount:N0}");
             Console.WriteLine($"bytes      {manifest.ByteCount:N0}");
@@ -52,11 +57,44 @@ internal static class ManifestCommand
             foreach (StartupManifestFile file in manifest.Files)
             {
                 string firstUse = file.FirstUse > 0 ? file.FirstUse.ToString("N0", CultureInfo.CurrentCulture) : "-";
-                Console.WriteLine($"{file.ByteCount,14:N0} {file.Length,14:N0} {file.Ranges.Count,7:N0} {firstUse,9}  {StateOf(file),-8} {file.Path}");
+                Console.WriteLine($"{file.ByteCount,14:N0} {file.Length,14:N0} {file.Ranges.Count,7:N0} {firstUse,9}  {StateOf(file),-8} {Printable(file.Path)}");
             }
         }
 
         return ExitCodes.Success;
+    }
+
+    /// <summary>
+    /// <paramref name="text"/> with each control character and each bidirectional override written as an escape
+    /// (<c>\x1b</c>, <c>\u202e</c>): a manifest is a file anyone may have written, and a path in it must not move the
+    /// cursor, retitle the terminal or show itself reversed.
+    /// </summary>
+    internal static string Printable(string text)
+    {
+        int first = text.AsSpan().IndexOfAny(Unprintable);
+        if (first < 0)
+        {
+            return text;
+        }
+
+        var printable = new System.Text.StringBuilder(text.Length + 16).Append(text, 0, first);
+        foreach (char c in text.AsSpan(first))
+        {
+            if (!Unprintable.Contains(c))
+            {
+                printable.Append(c);
+            }
+            else if (c <= 0xff)
+            {
+                printable.Append(CultureInfo.InvariantCulture, $"\\x{(int)c:x2}");
+            }
+            else
+            {
+                printable.Append(CultureInfo.InvariantCulture, $"\\u{(int)c:x4}");
+            }
+        }
+
+        return printable.ToString();
     }
 
     /// <summary>Whether the file is still the version recorded (what a replay checks before reading it).</summary>

@@ -58,7 +58,7 @@ internal static class PrefetchCommand
             string ending = summary.BudgetReached ? "; stopped at the budget" : string.Empty;
             Console.WriteLine(
                 $"prefetched {summary.FileCount:N0} files: {summary.RequestedBytes:N0} bytes read, {summary.CachedBytes:N0} already cached, "
-                + $"{summary.ChangedFileCount:N0} changed files skipped, in {summary.ReplayDuration.TotalMilliseconds:F1} ms{ending}");
+                + $"{summary.ChangedFileCount:N0} changed files skipped, {summary.UnopenedFileCount:N0} that could not be opened, in {summary.ReplayDuration.TotalMilliseconds:F1} ms{ending}");
         }
 
         return ExitCodes.Success;

@@ -1,4 +1,3 @@
-using System.Buffers;
 using System.Runtime.Versioning;
 using FastLoad.FileSystem;
 using Microsoft.Win32.SafeHandles;
@@ -10,67 +9,70 @@ namespace FastLoad.Prefetch;
 internal static unsafe partial class PageResidency
 {
     /// <summary>
+    /// The most pages one <c>mincore</c> asks about (16 MiB of the file at 4 KiB pages): its vector, a byte a page, is
+    /// on the stack, whatever the span of the file between the first range and the last.
+    /// </summary>
+    private const int WindowPages = 4096;
+
+    /// <summary>
     /// Splits each of <paramref name="ranges"/> (in order, apart) of an open file into runs that are, or are not, in
-    /// the page cache, appended to <paramref name="runs"/>; ranges are cut at <paramref name="fileLength"/>. One mapping
-    /// and one <c>mincore</c> cover them all.
+    /// the page cache, appended to <paramref name="runs"/>; ranges are cut at <paramref name="fileLength"/>. Each range
+    /// is mapped and asked about on its own, a window of at most <see cref="WindowPages"/> at a time, so that memory
+    /// and time follow the bytes of the ranges, not the span of a sparse file between them.
     /// </summary>
     /// <returns><see langword="false"/>, adding nothing, where the file cannot be mapped.</returns>
     public static bool TryGetRuns(SafeFileHandle handle, StartupManifestRange[] ranges, long fileLength, ResidencyRuns runs)
     {
-        if (ranges.Length == 0)
-        {
-            return true;
-        }
-
         long pageSize = Environment.SystemPageSize;
-        long mapStart = ranges[0].Offset & ~(pageSize - 1);
-        long mapEnd = Math.Min(ranges[ranges.Length - 1].End, fileLength);
-        if (mapEnd <= mapStart)
+        long windowBytes = WindowPages * pageSize;
+        int countBefore = runs.Count;
+        byte* vector = stackalloc byte[WindowPages];
+        foreach (StartupManifestRange range in ranges)
         {
-            return true;
+            long end = Math.Min(range.End, fileLength);
+            for (long windowStart = range.Offset & ~(pageSize - 1); windowStart < end; windowStart += windowBytes)
+            {
+                long windowEnd = Math.Min(end, windowStart + windowBytes);
+                if (!TryAddWindow(handle, windowStart, windowEnd, Math.Max(range.Offset, windowStart), pageSize, vector, runs))
+                {
+                    runs.Truncate(countBefore);
+                    return false;
+                }
+            }
         }
 
-        long mapLength = mapEnd - mapStart;
-        long pages = (mapLength + pageSize - 1) / pageSize;
-        if (pages >= Array.MaxLength)
-        {
-            return false;
-        }
+        return true;
+    }
 
-        void* mapping = Interop.Mmap(null, (nuint)mapLength, Interop.ProtRead, Interop.MapShared, (int)handle.DangerousGetHandle(), mapStart);
+    /// <summary>Adds the runs of <c>[from, windowEnd)</c>, asking about the pages of <c>[windowStart, windowEnd)</c> with one mapping.</summary>
+    private static bool TryAddWindow(SafeFileHandle handle, long windowStart, long windowEnd, long from, long pageSize, byte* vector, ResidencyRuns runs)
+    {
+        long mapLength = windowEnd - windowStart;
+        void* mapping = Interop.Mmap(null, (nuint)mapLength, Interop.ProtRead, Interop.MapShared, (int)handle.DangerousGetHandle(), windowStart);
         if (mapping == (void*)-1)
         {
             return false;
         }
 
-        byte[] vector = ArrayPool<byte>.Shared.Rent((int)pages);
         try
         {
-            fixed (byte* flags = vector)
+            if (Interop.Mincore(mapping, (nuint)mapLength, vector) != 0)
             {
-                if (Interop.Mincore(mapping, (nuint)mapLength, flags) != 0)
-                {
-                    return false;
-                }
+                return false;
             }
 
-            foreach (StartupManifestRange range in ranges)
+            for (long at = from; at < windowEnd;)
             {
-                long end = Math.Min(range.End, mapEnd);
-                for (long at = range.Offset; at < end;)
-                {
-                    long page = (at - mapStart) / pageSize;
-                    long next = Math.Min(end, mapStart + ((page + 1) * pageSize));
-                    runs.Add(at, next, (vector[page] & 1) != 0);
-                    at = next;
-                }
+                long page = (at - windowStart) / pageSize;
+                long next = Math.Min(windowEnd, windowStart + ((page + 1) * pageSize));
+                runs.Add(at, next, (vector[page] & 1) != 0);
+                at = next;
             }
 
             return true;
         }
         finally
         {
-            ArrayPool<byte>.Shared.Return(vector);
             _ = Interop.Munmap(mapping, (nuint)mapLength);
         }
     }

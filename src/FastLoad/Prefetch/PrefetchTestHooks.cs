@@ -23,6 +23,9 @@ internal sealed class PrefetchTestHooks
     /// <summary>Called on the replay's thread before each range is asked for, with its number.</summary>
     public Action<int>? BeforeRange { get; init; }
 
+    /// <summary>Called before the start's thread is created; throws to stand for a system that refuses the thread.</summary>
+    public Action? BeforeThreadStart { get; init; }
+
     /// <summary>Called on the start's thread once the replay is over (or there was none), before it waits for the end.</summary>
     public Action? AfterReplay { get; init; }
 }

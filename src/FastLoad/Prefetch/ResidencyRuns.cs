@@ -21,6 +21,9 @@ internal sealed class ResidencyRuns
 
     public void Clear() => Count = 0;
 
+    /// <summary>Drops the runs added after the first <paramref name="count"/>.</summary>
+    public void Truncate(int count) => Count = Math.Min(Count, count);
+
     /// <summary>Adds a run after the last; one that continues the last with the same residency extends it.</summary>
     public void Add(long start, long end, bool resident)
     {

@@ -34,6 +34,7 @@ public sealed partial class StartupPrefetch : IDisposable
     // A monitor, not a System.Threading.Lock: made at the top of Main (LoadObservers says why).
     private readonly object _threadStart = new();
     private Thread? _thread;
+    private bool _threadFailed;
     private TaskCompletionSource<StartupPrefetchSummary>? _completion;
     private int _endCalls;
     private int _disposeCalls;
@@ -102,15 +103,20 @@ public sealed partial class StartupPrefetch : IDisposable
         ArgumentException.ThrowIfNullOrEmpty(manifestPath);
         long budget = Checked(options).ReplayBudget;
 
-        // A thread of its own: the replay lowers its thread's I/O priority, which must not stay with a pool thread.
+        // A thread of its own, whose I/O priority is lowered only for the replay's reads: the task's continuations
+        // may run on it, and must not run, or create threads, at the replay's priority.
         return Task.Factory.StartNew(
             () =>
             {
                 cancellationToken.ThrowIfCancellationRequested();
-                BackgroundPriority.LowerIo();
                 string path = Path.GetFullPath(manifestPath);
                 StartupManifest manifest = StartupManifest.Read(path);
-                ReplayOutcome outcome = new ManifestReplay(manifest, budget, PrefetchTestHooks.None, cancellationToken).Run();
+                ReplayOutcome outcome;
+                using (BackgroundPriority.LowerIo())
+                {
+                    outcome = new ManifestReplay(manifest, budget, PrefetchTestHooks.None, cancellationToken).Run();
+                }
+
                 cancellationToken.ThrowIfCancellationRequested();
                 return Summarize(new Found(manifest, StartupManifestStatus.Replayed, path, null), outcome, null);
             },
@@ -164,8 +170,7 @@ public sealed partial class StartupPrefetch : IDisposable
         }
 
         _disposing.Set();
-        Thread thread = StartThread();
-        if (Thread.CurrentThread != thread)
+        if (StartThread() is { } thread && Thread.CurrentThread != thread)
         {
             thread.Join(DisposeWait);
         }
@@ -178,14 +183,17 @@ public sealed partial class StartupPrefetch : IDisposable
         return options.Validate() is { } failure ? throw new ArgumentException(failure, nameof(options)) : options;
     }
 
-    private static StartupPrefetchSummary Summarize(Found found, ReplayOutcome outcome, Recording? recording, long? diskReadBytesAtBegin = null) => new()
+    private static StartupPrefetchSummary Summarize(
+        Found found, ReplayOutcome outcome, Recording? recording, long? diskReadBytesAtBegin = null, string? problem = null) => new()
     {
+        Problem = problem,
         DiskReadBytesAtBegin = diskReadBytesAtBegin,
         ManifestStatus = found.Status,
         ManifestPath = found.Path,
         ManifestProblem = found.Problem,
         FileCount = outcome.FileCount,
         ChangedFileCount = outcome.ChangedFileCount,
+        UnopenedFileCount = outcome.UnopenedFileCount,
         RequestedBytes = outcome.RequestedBytes,
         CachedBytes = outcome.CachedBytes,
         BudgetReached = outcome.BudgetReached,
@@ -216,22 +224,38 @@ public sealed partial class StartupPrefetch : IDisposable
     /// <summary>
     /// Makes and starts the background thread, once: at <see cref="Begin(StartupPrefetchOptions, ILogger)"/>, or for a
     /// warm start at <see cref="End"/> or <see cref="Dispose"/>. Under a lock, so that <see cref="Dispose"/> never joins a
-    /// thread that <see cref="End"/> is still starting on another thread; returns the thread.
+    /// thread that <see cref="End"/> is still starting on another thread; returns the thread, or <see langword="null"/>
+    /// where none could be created (a pids cgroup or <c>RLIMIT_NPROC</c> at its limit): then the start ends there, its
+    /// problem logged and in the summary, and the application goes on without it.
     /// </summary>
-    private Thread StartThread()
+    private Thread? StartThread()
     {
         lock (_threadStart)
         {
-            if (_thread is null)
+            if (_thread is null && !_threadFailed)
             {
-                var thread = new Thread(Run) { IsBackground = true, Name = "FastLoad startup prefetch" };
-                thread.UnsafeStart();
-                _thread = thread;
+                try
+                {
+                    _hooks.BeforeThreadStart?.Invoke();
+                    var thread = new Thread(Run) { IsBackground = true, Name = "FastLoad startup prefetch" };
+                    thread.UnsafeStart();
+                    _thread = thread;
+                }
+                catch (Exception ex)
+                {
+                    _threadFailed = true;
+                    _loadedFiles?.Dispose();
+                    _log.Write(log => log.StartupPrefetchFailed(ex));
+                    CompletionSource().TrySetResult(Summarize(
+                        new Found(null, StartupManifestStatus.NotFound, null, null), default, null, _diskReadBytesAtBegin, ProblemOf(ex)));
+                }
             }
 
             return _thread;
         }
     }
+
+    private static string ProblemOf(Exception exception) => $"{exception.GetType().Name}: {exception.Message}";
 
     private void Stop()
     {
@@ -249,11 +273,11 @@ public sealed partial class StartupPrefetch : IDisposable
         Found found = new(null, StartupManifestStatus.NotFound, null, null);
         ReplayOutcome outcome = default;
         Recording? recording = null;
+        string? problem = null;
         try
         {
             // Decided once: a warm start's thread begins at the end, so it waits out the record delay first.
             bool? records = _warm ? WaitToRecord() : null;
-            BackgroundPriority.LowerIo();
             string buildKey = _options.BuildKey ?? BuildKey.OfThisProcess();
             ManifestLocation location = ManifestLocation.For(_options.ManifestPath, _hooks);
             found = Find(location, buildKey);
@@ -269,16 +293,21 @@ public sealed partial class StartupPrefetch : IDisposable
             }
             else if (found.Manifest is not null)
             {
-                outcome = new ManifestReplay(found.Manifest, _options.ReplayBudget, _hooks, _stopReplay.Token).Run();
+                // This thread logs and completes Completion, whose continuations may create pool threads: its I/O
+                // priority is low only while the replay reads.
+                using (BackgroundPriority.LowerIo())
+                {
+                    outcome = new ManifestReplay(found.Manifest, _options.ReplayBudget, _hooks, _stopReplay.Token).Run();
+                }
+
                 ReplayOutcome replayed = outcome;
                 _log.Write(log => log.StartupManifestReplayed(
-                    found.Path!, replayed.RequestedBytes, replayed.CachedBytes, replayed.FileCount, replayed.ChangedFileCount,
+                    found.Path!, replayed.RequestedBytes, replayed.CachedBytes, replayed.FileCount, replayed.ChangedFileCount, replayed.UnopenedFileCount,
                     (long)replayed.Elapsed.TotalMilliseconds, replayed.BudgetReached, replayed.Stopped));
             }
 
             _hooks.AfterReplay?.Invoke();
             _ended.Wait();
-            BackgroundPriority.LowerCpu();
             _log.Flush();
             if (records ?? WaitToRecord())
             {
@@ -288,13 +317,14 @@ public sealed partial class StartupPrefetch : IDisposable
         catch (Exception ex)
         {
             // Whatever happens here, the application starts as it would have without the prefetch.
+            problem = ProblemOf(ex);
             _log.Write(log => log.StartupPrefetchFailed(ex));
         }
         finally
         {
             _loadedFiles?.Dispose();
             _log.Flush();
-            CompletionSource().TrySetResult(Summarize(found, outcome, recording, _diskReadBytesAtBegin));
+            CompletionSource().TrySetResult(Summarize(found, outcome, recording, _diskReadBytesAtBegin, problem));
         }
     }
 
@@ -362,8 +392,11 @@ public sealed partial class StartupPrefetch : IDisposable
     private Recording? Record(string buildKey, ManifestLocation location, string? foundAt)
     {
         long started = Stopwatch.GetTimestamp();
-        StartupManifest recorded = StartupRecorder.Record(_loadedFiles!, buildKey, _options, _hooks, location.Candidates);
-        (string? path, bool written, List<Exception> errors) = location.Write(ManifestFormat.Write(recorded), foundAt);
+        (StartupManifest recorded, (string? path, bool written, List<Exception> errors)) = BackgroundPriority.RunLowered(() =>
+        {
+            StartupManifest recorded = StartupRecorder.Record(_loadedFiles!, buildKey, _options, _hooks, location.Candidates);
+            return (recorded, location.Write(ManifestFormat.Write(recorded), foundAt));
+        });
         double elapsed = Stopwatch.GetElapsedTime(started).TotalMilliseconds;
         if (path is null)
         {
@@ -371,7 +404,7 @@ public sealed partial class StartupPrefetch : IDisposable
             return null;
         }
 
-        _log.Write(log => log.StartupManifestRecorded(path, Math.Round(elapsed, 1), recorded.FileArray.Length, recorded.ByteCount, written));
+        _log.Write(log => log.StartupManifestRecorded(written ? LogLevel.Information : LogLevel.Debug, path, Math.Round(elapsed, 1), recorded.FileArray.Length, recorded.ByteCount, written));
         return new Recording(path, written, recorded.FileArray.Length, recorded.ByteCount);
     }
 

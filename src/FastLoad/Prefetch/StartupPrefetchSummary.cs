@@ -23,11 +23,24 @@ public sealed class StartupPrefetchSummary
     /// </summary>
     public long? DiskReadBytesAtBegin { get; internal init; }
 
+    /// <summary>
+    /// Gets what stopped the start's prefetch or recording (the type and message of the error, also logged as a
+    /// warning): a thread the system would not create, a failure to read or write; <see langword="null"/> when nothing did.
+    /// A stale or corrupt manifest is not such a problem: <see cref="ManifestProblem"/> says why it was not replayed.
+    /// </summary>
+    public string? Problem { get; internal init; }
+
     /// <summary>Gets the number of the manifest's files that were still as recorded, and were replayed.</summary>
     public int FileCount { get; internal init; }
 
     /// <summary>Gets the number of the manifest's files that changed (length or last write time) or went away since, and were skipped.</summary>
     public int ChangedFileCount { get; internal init; }
+
+    /// <summary>
+    /// Gets the number of the manifest's files that are there but could not be opened (no permission, an I/O error, or
+    /// no descriptor to spare: the replay never takes the application's last ones), and were skipped.
+    /// </summary>
+    public int UnopenedFileCount { get; internal init; }
 
     /// <summary>Gets the bytes the replay asked of the disk.</summary>
     public long RequestedBytes { get; internal init; }

@@ -34,8 +34,10 @@ public abstract class PrefetchTestBase : TempDirectoryTestBase
     /// The hooks of a start in this made-up application. What the process read from the disk before the start began
     /// is <paramref name="diskReadBytes"/>, not the test process's: by default unknown, which replays every start.
     /// </summary>
-    private protected PrefetchTestHooks Hooks(Action? afterReplay = null, Action<int>? beforeRange = null, long? diskReadBytes = null) => new()
+    private protected PrefetchTestHooks Hooks(
+        Action? afterReplay = null, Action<int>? beforeRange = null, long? diskReadBytes = null, Action? beforeThreadStart = null) => new()
     {
+        BeforeThreadStart = beforeThreadStart,
         DiskReadBytes = () => diskReadBytes,
         AppDirectory = AppDirectory,
         AppName = "testapp",
@@ -70,6 +72,10 @@ public abstract class PrefetchTestBase : TempDirectoryTestBase
         prefetch.End(logger);
         return await prefetch.Completion.WaitAsync(TimeSpan.FromSeconds(30));
     }
+
+    /// <summary>A start during which the application loads <paramref name="path"/>.</summary>
+    private protected Task<StartupPrefetchSummary> StartReadingAsync(string path, ILogger? logger = null) =>
+        StartAsync(logger: logger, beforeEnd: () => Loads.CollectAsync(new FileLoader(), FileSet.FromPaths([path])).GetAwaiter().GetResult());
 
     private protected string DataFile(string name, int length, int seed = 1) => WriteFile(Path.Combine("data", name), length, seed);
 

@@ -99,4 +99,19 @@ public sealed class PrefetchCommandTests : PrefetchTestBase
         Assert.Contains($"build      {Build}", output);
         Assert.Contains($"current  {a}", output);
     }
+
+    [Fact]
+    public async Task ManifestShow_Text_PathsWithControlCharactersArePrintedEscaped()
+    {
+        string hostile = Path.Combine(Root, "a\u001b]0;pwned\u0007\r\u202etxt.exe");
+        string manifest = Path.Combine(Root, "app.startup-manifest");
+        File.WriteAllBytes(manifest, ManifestFormat.Write(new StartupManifest("build\u001b[2J", [new StartupManifestFile(hostile, 100, 0, [new StartupManifestRange(0, 100)])])));
+
+        var (exitCode, output, _) = await FastLoadTool.RunAsync([], "manifest", "show", manifest);
+
+        Assert.Equal(0, exitCode);
+        Assert.DoesNotContain(output, c => c is '\u001b' or '\u0007' or '\r' or '\u202e');
+        Assert.Contains($"missing  {Path.Combine(Root, "a")}\\x1b]0;pwned\\x07\\x0d\\u202etxt.exe", output);
+        Assert.Contains("build      build\\x1b[2J", output);
+    }
 }

@@ -1,3 +1,4 @@
+using System.Security.Cryptography;
 using System.Text;
 
 namespace FastLoad.Prefetch;
@@ -9,6 +10,11 @@ namespace FastLoad.Prefetch;
 internal sealed class ManifestLocation
 {
     public const string Extension = ".startup-manifest";
+
+    private const string TemporarySuffix = ".tmp";
+
+    /// <summary>How long a temporary file may sit before it is taken for one a killed process left behind.</summary>
+    private static readonly TimeSpan StaleTemporaryAge = TimeSpan.FromMinutes(10);
 
     private ManifestLocation(IReadOnlyList<string> candidates) => Candidates = candidates;
 
@@ -117,23 +123,75 @@ internal sealed class ManifestLocation
     }
 
     /// <summary>
-    /// Beside the target, then renamed over it: a start that reads the manifest meanwhile sees the old one or the new
-    /// one, never half of one. Not flushed: a manifest torn by a power cut fails its checksum and is rewritten.
+    /// Beside the target under an unguessable name, created so that it cannot be a link or another's file (an existing
+    /// entry of that name fails the create), flushed, then renamed over the target: a start that reads the manifest
+    /// meanwhile sees the old one or the new one, never half of one, and whoever can create entries in the folder
+    /// cannot make the application write through a link it planted.
     /// </summary>
     private static void WriteAtomically(string path, byte[] bytes)
     {
         string directory = Path.GetDirectoryName(path)!;
-        Directory.CreateDirectory(directory);
-        string temporary = Path.Combine(directory, $".{Path.GetFileName(path)}.{Environment.ProcessId}.{Environment.CurrentManagedThreadId}.tmp");
+        CreatePrivateDirectory(directory);
+        RemoveStaleTemporaryFiles(directory, Path.GetFileName(path));
+        string temporary = Path.Combine(directory, TemporaryPrefix(Path.GetFileName(path)) + Convert.ToHexStringLower(RandomNumberGenerator.GetBytes(16)) + TemporarySuffix);
         try
         {
-            File.WriteAllBytes(temporary, bytes);
+            var options = new FileStreamOptions { Mode = FileMode.CreateNew, Access = FileAccess.Write, Share = FileShare.None };
+            if (!OperatingSystem.IsWindows())
+            {
+                options.UnixCreateMode = UnixFileMode.UserRead | UnixFileMode.UserWrite;
+            }
+
+            // CreateNew is O_CREAT|O_EXCL (CREATE_NEW on Windows): it fails on any existing entry, a dangling link included.
+            using (var stream = new FileStream(temporary, options))
+            {
+                stream.Write(bytes);
+                stream.Flush(flushToDisk: true);
+            }
+
             File.Move(temporary, path, overwrite: true);
         }
         catch
         {
             TryDelete(temporary);
             throw;
+        }
+    }
+
+    private static string TemporaryPrefix(string fileName) => "." + fileName + ".";
+
+    /// <summary>Created owner-only where missing: the manifest names the files the application reads.</summary>
+    private static void CreatePrivateDirectory(string directory)
+    {
+        if (OperatingSystem.IsWindows())
+        {
+            Directory.CreateDirectory(directory);
+        }
+        else if (!Directory.Exists(directory))
+        {
+            Directory.CreateDirectory(directory, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute);
+        }
+    }
+
+    /// <summary>Removes temporary files of this manifest that a process killed while writing left behind.</summary>
+    private static void RemoveStaleTemporaryFiles(string directory, string fileName)
+    {
+        try
+        {
+            DateTime before = DateTime.UtcNow - StaleTemporaryAge;
+            foreach (string temporary in Directory.EnumerateFiles(directory, TemporaryPrefix(fileName) + "*" + TemporarySuffix))
+            {
+                // A link is removed, never followed: File.Delete unlinks the entry itself.
+                var info = new FileInfo(temporary);
+                if (info.LinkTarget is not null || info.LastWriteTimeUtc < before)
+                {
+                    TryDelete(temporary);
+                }
+            }
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            // Cleaning up is a courtesy: the manifest is written anyway.
         }
     }
 

@@ -13,8 +13,19 @@ internal static partial class BackgroundPriority
     /// <summary>Nice 10: the recording runs on the cores the application leaves idle, and a busy application delays it by little.</summary>
     private const int RecordingNice = 10;
 
-    private static void LowerIoLinux() => _ = Interop.IoPrioritySet(
-        Interop.IoPriorityWhoProcess, 0, (Interop.IoPriorityClassBestEffort << Interop.IoPriorityClassShift) | LowestBestEffortLevel);
+    private static readonly Action<int> RestoreIoLinux = priority => _ = Interop.IoPrioritySet(Interop.IoPriorityWhoProcess, 0, priority);
+
+    private static IoScope LowerIoLinux()
+    {
+        int before = Interop.IoPriorityGet(Interop.IoPriorityWhoProcess, 0);
+        if (before < 0 || Interop.IoPrioritySet(
+            Interop.IoPriorityWhoProcess, 0, (Interop.IoPriorityClassBestEffort << Interop.IoPriorityClassShift) | LowestBestEffortLevel) != 0)
+        {
+            return default;
+        }
+
+        return new IoScope(RestoreIoLinux, before);
+    }
 
     private static void LowerCpuLinux() => _ = Interop.SetPriority(Interop.PriorityProcess, 0, RecordingNice);
 }

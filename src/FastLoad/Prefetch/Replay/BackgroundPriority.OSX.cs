@@ -4,6 +4,14 @@ namespace FastLoad.Prefetch;
 
 internal static partial class BackgroundPriority
 {
-    private static void LowerIoOSX() =>
-        _ = Interop.SetIoPolicyDarwin(Interop.DarwinIoPolicyTypeDisk, Interop.DarwinIoPolicyScopeThread, Interop.DarwinIoPolicyUtility);
+    /// <summary>IOPOL_DEFAULT: the thread follows the process's policy again, as a new thread does.</summary>
+    private const int DarwinIoPolicyDefault = 0;
+
+    private static readonly Action<int> RestoreIoOSX = policy =>
+        _ = Interop.SetIoPolicyDarwin(Interop.DarwinIoPolicyTypeDisk, Interop.DarwinIoPolicyScopeThread, policy);
+
+    private static IoScope LowerIoOSX() =>
+        Interop.SetIoPolicyDarwin(Interop.DarwinIoPolicyTypeDisk, Interop.DarwinIoPolicyScopeThread, Interop.DarwinIoPolicyUtility) == 0
+            ? new IoScope(RestoreIoOSX, DarwinIoPolicyDefault)
+            : default;
 }

@@ -1,37 +1,102 @@
+using System.Runtime.ExceptionServices;
+
 namespace FastLoad.Prefetch;
 
 /// <summary>
-/// Lowers the priority of the calling thread, so that the application's own work comes first: its I/O priority (where
-/// the device's scheduler knows priorities: Linux BFQ and mq-deadline, macOS, Windows) for the replay, and its CPU
-/// priority for the recording. Best effort: a refusal leaves the priority as it was.
+/// Lowers the priority of the replay's reads and the recording's work, so that the application's own work comes
+/// first: the I/O priority (where the device's scheduler knows priorities: Linux BFQ and mq-deadline, macOS, Windows)
+/// of the calling thread for as long as the scope lasts, and the CPU priority of a thread of its own. A thread that
+/// creates threads passes its priorities on to them for life (pool workers included), so no thread that runs the
+/// application's code, calls a logger, completes a task or queues work keeps a lowered priority. Best effort: a refusal
+/// leaves the priority as it was.
 /// </summary>
 internal static partial class BackgroundPriority
 {
-    public static void LowerIo()
+    /// <summary>Lowers the calling thread's I/O priority until the scope is disposed, on the same thread.</summary>
+    public static IoScope LowerIo()
     {
         if (OperatingSystem.IsLinux())
         {
-            LowerIoLinux();
+            return LowerIoLinux();
         }
-        else if (OperatingSystem.IsMacOS())
+
+        if (OperatingSystem.IsMacOS())
         {
-            LowerIoOSX();
+            return LowerIoOSX();
         }
-        else if (OperatingSystem.IsWindows())
+
+        if (OperatingSystem.IsWindows())
         {
-            LowerIoWindows();
+            return LowerIoWindows();
         }
+
+        return default;
     }
 
-    public static void LowerCpu()
+    /// <summary>
+    /// Runs <paramref name="work"/> at low CPU and I/O priority and returns what it returns, rethrowing what it throws.
+    /// On Linux on a thread of its own that ends with it, since an unprivileged thread cannot raise its nice value back;
+    /// <paramref name="work"/> must not create threads or queue work. Elsewhere on the calling thread, restored after.
+    /// </summary>
+    public static T RunLowered<T>(Func<T> work)
     {
-        if (OperatingSystem.IsLinux())
+        if (!OperatingSystem.IsLinux())
         {
-            LowerCpuLinux();
+            ThreadPriority before = Thread.CurrentThread.Priority;
+            using IoScope io = LowerIo();
+            try
+            {
+                if (OperatingSystem.IsWindows())
+                {
+                    Thread.CurrentThread.Priority = ThreadPriority.BelowNormal;
+                }
+
+                return work();
+            }
+            finally
+            {
+                Thread.CurrentThread.Priority = before;
+            }
         }
-        else if (OperatingSystem.IsWindows())
+
+        T result = default!;
+        ExceptionDispatchInfo? failure = null;
+        var thread = new Thread(() =>
         {
-            Thread.CurrentThread.Priority = ThreadPriority.BelowNormal;
+            try
+            {
+                LowerCpuLinux();
+                _ = LowerIoLinux(); // Not restored: the thread ends with the work.
+                result = work();
+            }
+            catch (Exception ex)
+            {
+                failure = ExceptionDispatchInfo.Capture(ex);
+            }
+        })
+        { IsBackground = true, Name = "FastLoad startup record" };
+        try
+        {
+            thread.UnsafeStart();
         }
+        catch (Exception ex) when (ex is OutOfMemoryException or ThreadStartException)
+        {
+            return work(); // The system would not create the thread: done at the caller's priority rather than not at all.
+        }
+
+        thread.Join();
+        failure?.Throw();
+        return result;
+    }
+
+    /// <summary>The calling thread's I/O priority as it was before <see cref="LowerIo"/>, given back by <see cref="Dispose"/>.</summary>
+    internal readonly struct IoScope : IDisposable
+    {
+        private readonly Action<int>? _restore;
+        private readonly int _before;
+
+        public IoScope(Action<int> restore, int before) => (_restore, _before) = (restore, before);
+
+        public void Dispose() => _restore?.Invoke(_before);
     }
 }

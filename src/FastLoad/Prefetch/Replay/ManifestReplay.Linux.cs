@@ -1,3 +1,4 @@
+using System.Runtime.InteropServices;
 using FastLoad.FileSystem;
 using Microsoft.Win32.SafeHandles;
 
@@ -18,14 +19,38 @@ internal sealed partial class ManifestReplay
 
     /// <summary>
     /// Opens as every FastLoad read opens (<see cref="ReadableFile.ReadFlags"/>: a FIFO in the file's place cannot block),
-    /// and describes what was opened with one <c>statx</c>: its kind, length and time, which the replay compares.
+    /// and describes what was opened with one <c>statx</c>: its kind, length and time, which the replay compares. An
+    /// open that fails says why, without an exception: a missing file (changed), no descriptor left (worth a retry with
+    /// fewer held), or another refusal.
     /// </summary>
-    private static SafeFileHandle OpenLinux(string path, out FileVersion version)
+    private static SafeFileHandle? OpenLinux(string path, out FileVersion version, out Opening opening)
     {
-        SafeFileHandle handle = ReadableFile.OpenNative(path, ReadableFile.ReadFlags);
+        version = default;
+        int fd;
+        int errno;
+        do
+        {
+            fd = Interop.Open(path, ReadableFile.ReadFlags, 0);
+            errno = fd < 0 ? Marshal.GetLastPInvokeError() : 0;
+        }
+        while (errno == Interop.EINTR);
+
+        if (fd < 0)
+        {
+            opening = errno switch
+            {
+                Interop.ENOENT or Interop.ENOTDIR => Opening.Changed,
+                Interop.EMFILE or Interop.ENFILE => Opening.OutOfDescriptors,
+                _ => Opening.Unopenable,
+            };
+            return null;
+        }
+
+        var handle = new SafeFileHandle(fd, ownsHandle: true);
         try
         {
             version = FileVersion.Get(handle, path);
+            opening = Opening.Opened;
             return handle;
         }
         catch
@@ -33,6 +58,35 @@ internal sealed partial class ManifestReplay
             handle.Dispose();
             throw;
         }
+    }
+
+    /// <summary>
+    /// How many descriptors the replay may hold at once: a quarter of those the process may still open
+    /// (<c>RLIMIT_NOFILE</c> less what is open now), at most <see cref="MaxHeldFiles"/>, so that the application's own
+    /// opens during the start never find the limit reached because of it.
+    /// </summary>
+    private static unsafe int DescriptorLimitLinux()
+    {
+        Interop.ResourceLimit limit;
+        if (Interop.GetResourceLimit(Interop.ResourceLimitOpenFiles, &limit) != 0 || limit.Current >= int.MaxValue)
+        {
+            return MaxHeldFiles;
+        }
+
+        long open = 0;
+        try
+        {
+            foreach (string _ in Directory.EnumerateFileSystemEntries("/proc/self/fd"))
+            {
+                open++;
+            }
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            // No /proc: the limit alone.
+        }
+
+        return (int)Math.Clamp(((long)limit.Current - open) / 4, 0, MaxHeldFiles);
     }
 
     private static void AdviseLinux(SafeFileHandle handle, long offset, long length) =>

@@ -23,71 +23,67 @@ internal sealed partial class ManifestReplay
     /// <summary>On a spinning disk a gap of up to 1 MiB between two ranges is read with them: one request instead of two.</summary>
     private const long RotationalMergeGap = 1024 * 1024;
 
+    /// <summary>
+    /// The most descriptors the replay holds at once. A run's file is opened again when its descriptor was closed to
+    /// make room: an open of a file just looked at costs microseconds, a descriptor the application needs costs a
+    /// failed start.
+    /// </summary>
+    private const int MaxHeldFiles = 32;
+
     [UnsupportedOSPlatform("windows")]
     private ReplayOutcome RunAdvising()
     {
         long started = Stopwatch.GetTimestamp();
-        var files = new List<ReplayFile>();
-        try
+        using var held = new HeldFiles(OperatingSystem.IsLinux() ? DescriptorLimitLinux() : MaxHeldFiles);
+        var runs = new List<MissingRun>();
+        var devices = new List<DeviceSettings>();
+        var residency = new ResidencyRuns();
+        long cached = 0;
+        int unchanged = 0, changed = 0, unopened = 0;
+        foreach (StartupManifestFile file in InFirstUseOrder(manifest.FileArray))
         {
-            var runs = new List<MissingRun>();
-            var devices = new List<DeviceSettings>();
-            var residency = new ResidencyRuns();
-            long cached = 0;
-            int unchanged = 0, changed = 0;
-            foreach (StartupManifestFile file in InFirstUseOrder(manifest.FileArray))
+            if (stop.IsCancellationRequested)
             {
-                if (stop.IsCancellationRequested)
-                {
-                    return new ReplayOutcome(unchanged, changed, 0, cached, false, true, Stopwatch.GetElapsedTime(started));
-                }
-
-                SafeFileHandle? handle = OpenUnchanged(file, out FileVersion version);
-                if (handle is null)
-                {
-                    changed++;
-                    continue;
-                }
-
-                unchanged++;
-                StartupManifestRange[]? uncached = Uncached(handle, file, ref cached, out bool partlyCached);
-                if (uncached is null)
-                {
-                    handle.Dispose(); // All cached, the warm start's common case: nothing more to know of it.
-                    continue;
-                }
-
-                var replayed = new ReplayFile(file, handle, SettingsFor(version.DeviceId, devices));
-                files.Add(replayed);
-                DisableReadAhead(handle);
-                residency.Clear();
-                if (!partlyCached || !PageResidency.TryGetRuns(handle, uncached, file.Length, residency))
-                {
-                    // Not cached at all (a cold start's common case), or not mappable: every byte is missing.
-                    foreach (StartupManifestRange range in uncached)
-                    {
-                        residency.Add(range.Offset, Math.Min(range.End, file.Length), resident: false);
-                    }
-                }
-
-                cached += AddMissingRuns(replayed, residency, runs);
+                return new ReplayOutcome(unchanged, changed, unopened, 0, cached, false, true, Stopwatch.GetElapsedTime(started));
             }
 
-            bool rotational = false;
-            foreach (DeviceSettings device in devices)
+            var replayed = new ReplayFile(file);
+            SafeFileHandle? handle = held.Open(replayed, out Opening opening);
+            if (handle is null)
             {
-                rotational |= device.Rotational;
+                _ = opening == Opening.Changed ? changed++ : unopened++;
+                continue;
             }
 
-            return Submit(runs, unchanged, rotational ? RotationalWindow : Window, cached, changed, started);
+            unchanged++;
+            StartupManifestRange[]? uncached = Uncached(handle, file, ref cached, out bool partlyCached);
+            if (uncached is null)
+            {
+                held.Close(replayed); // All cached, the warm start's common case: nothing more to know of it.
+                continue;
+            }
+
+            replayed.Device = SettingsFor(replayed.Version.DeviceId, devices);
+            residency.Clear();
+            if (!partlyCached || !PageResidency.TryGetRuns(handle, uncached, file.Length, residency))
+            {
+                // Not cached at all (a cold start's common case), or not mappable: every byte is missing.
+                foreach (StartupManifestRange range in uncached)
+                {
+                    residency.Add(range.Offset, Math.Min(range.End, file.Length), resident: false);
+                }
+            }
+
+            cached += AddMissingRuns(replayed, residency, runs);
         }
-        finally
+
+        bool rotational = false;
+        foreach (DeviceSettings device in devices)
         {
-            foreach (ReplayFile file in files)
-            {
-                file.Handle.Dispose();
-            }
+            rotational |= device.Rotational;
         }
+
+        return Submit(runs, held, unchanged, rotational ? RotationalWindow : Window, cached, changed, unopened, started);
     }
 
     /// <summary>
@@ -154,7 +150,7 @@ internal sealed partial class ManifestReplay
             {
                 cached += end - start;
             }
-            else if (last is not null && start - last.End <= file.Device.MergeGap)
+            else if (last is not null && start - last.End <= file.Device!.MergeGap)
             {
                 last.End = end;
             }
@@ -173,7 +169,7 @@ internal sealed partial class ManifestReplay
     /// page returns: that read waits for the kernel's read of the page, or reads the page if the kernel dropped it.
     /// </summary>
     [UnsupportedOSPlatform("windows")]
-    private ReplayOutcome Submit(List<MissingRun> runs, int fileCount, long window, long cached, int changed, long started)
+    private ReplayOutcome Submit(List<MissingRun> runs, HeldFiles held, int fileCount, long window, long cached, int changed, int unopened, long started)
     {
         int oldest = 0;
         long inFlight = 0, requested = 0;
@@ -183,7 +179,7 @@ internal sealed partial class ManifestReplay
             hooks.BeforeRange?.Invoke(i);
             if (stop.IsCancellationRequested)
             {
-                return new ReplayOutcome(fileCount, changed, requested, cached, false, true, Stopwatch.GetElapsedTime(started));
+                return new ReplayOutcome(fileCount, changed, unopened, requested, cached, false, true, Stopwatch.GetElapsedTime(started));
             }
 
             if (requested >= budget)
@@ -197,11 +193,11 @@ internal sealed partial class ManifestReplay
             run.End = Math.Min(run.End, run.Start + (budget - requested));
             for (; oldest < i && inFlight + run.Length > window; oldest++)
             {
-                AwaitRead(runs[oldest]);
+                AwaitRead(runs[oldest], held);
                 inFlight -= runs[oldest].Length;
             }
 
-            Advise(run);
+            Advise(run, held);
             inFlight += run.Length;
             requested += run.Length;
         }
@@ -209,33 +205,41 @@ internal sealed partial class ManifestReplay
         // Everything was asked for: what is left in flight is the kernel's; waiting only makes the time honest.
         for (; oldest < runs.Count && !stop.IsCancellationRequested; oldest++)
         {
-            AwaitRead(runs[oldest]);
+            AwaitRead(runs[oldest], held);
         }
 
-        return new ReplayOutcome(fileCount, changed, requested, cached, budgetReached, false, Stopwatch.GetElapsedTime(started));
+        return new ReplayOutcome(fileCount, changed, unopened, requested, cached, budgetReached, false, Stopwatch.GetElapsedTime(started));
     }
 
     [UnsupportedOSPlatform("windows")]
-    private static unsafe void AwaitRead(MissingRun run)
+    private static unsafe void AwaitRead(MissingRun run, HeldFiles held)
     {
-        byte last;
-        _ = Interop.PRead(run.File.Handle, &last, 1, run.End - 1);
+        if (held.Get(run.File) is { } handle)
+        {
+            byte last;
+            _ = Interop.PRead(handle, &last, 1, run.End - 1);
+        }
     }
 
     [UnsupportedOSPlatform("windows")]
-    private static void Advise(MissingRun run)
+    private static void Advise(MissingRun run, HeldFiles held)
     {
-        long chunk = run.File.Device.AdviceChunk;
+        if (held.Get(run.File) is not { } handle)
+        {
+            return; // Changed or unopenable since it was looked at: nothing to warm.
+        }
+
+        long chunk = run.File.Device!.AdviceChunk;
         for (long at = run.Start; at < run.End; at += chunk)
         {
             long length = Math.Min(chunk, run.End - at);
             if (OperatingSystem.IsLinux())
             {
-                AdviseLinux(run.File.Handle, at, length);
+                AdviseLinux(handle, at, length);
             }
             else
             {
-                AdviseOSX(run.File.Handle, at, length);
+                AdviseOSX(handle, at, length);
             }
         }
     }
@@ -272,14 +276,111 @@ internal sealed partial class ManifestReplay
     /// <summary>How the replay treats a device: its window, the largest advice per call, the gap worth reading.</summary>
     private sealed record DeviceSettings(ulong DeviceId, bool Rotational, long AdviceChunk, long MergeGap);
 
-    /// <summary>A file being replayed: its record, its descriptor, its device.</summary>
-    private sealed class ReplayFile(StartupManifestFile manifest, SafeFileHandle handle, DeviceSettings device)
+    /// <summary>A file being replayed: its record, its device, and its descriptor while <see cref="HeldFiles"/> holds one.</summary>
+    private sealed class ReplayFile(StartupManifestFile manifest)
     {
         public StartupManifestFile Manifest { get; } = manifest;
 
-        public SafeFileHandle Handle { get; } = handle;
+        public FileVersion Version { get; set; }
 
-        public DeviceSettings Device { get; } = device;
+        public DeviceSettings? Device { get; set; }
+
+        public SafeFileHandle? Handle { get; set; }
+
+        /// <summary>The file changed or could not be opened again: its runs are left out.</summary>
+        public bool Dropped { get; set; }
+    }
+
+    /// <summary>
+    /// The descriptors the replay holds: at most <c>limit</c>, the least recently used closed to make room, and fewer
+    /// for good when an open meets the process's or the system's limit (EMFILE, ENFILE).
+    /// </summary>
+    [UnsupportedOSPlatform("windows")]
+    private sealed class HeldFiles(int limit) : IDisposable
+    {
+        private readonly List<ReplayFile> _held = new(Math.Min(limit, MaxHeldFiles));
+        private int _limit = limit;
+
+        /// <summary>Opens a file of the manifest first, checking that it is the version recorded; <see langword="null"/> and why when it is not opened.</summary>
+        public SafeFileHandle? Open(ReplayFile file, out Opening opening) => OpenWithRoom(file, out opening);
+
+        /// <summary>The file's descriptor, opened again if it was closed to make room; <see langword="null"/> once the file changed or cannot be opened.</summary>
+        public SafeFileHandle? Get(ReplayFile file)
+        {
+            if (file.Handle is { } handle)
+            {
+                // Most recently used last: runs are asked for, then awaited, in file order.
+                _held.Remove(file);
+                _held.Add(file);
+                return handle;
+            }
+
+            if (file.Dropped)
+            {
+                return null;
+            }
+
+            SafeFileHandle? opened = OpenWithRoom(file, out _);
+            file.Dropped = opened is null;
+            return opened;
+        }
+
+        public void Close(ReplayFile file)
+        {
+            if (file.Handle is { } handle)
+            {
+                handle.Dispose();
+                file.Handle = null;
+                _held.Remove(file);
+            }
+        }
+
+        public void Dispose()
+        {
+            foreach (ReplayFile file in _held)
+            {
+                file.Handle!.Dispose();
+                file.Handle = null;
+            }
+
+            _held.Clear();
+        }
+
+        private SafeFileHandle? OpenWithRoom(ReplayFile file, out Opening opening)
+        {
+            while (true)
+            {
+                while (_held.Count > 0 && _held.Count >= _limit)
+                {
+                    Close(_held[0]);
+                }
+
+                if (_limit == 0)
+                {
+                    opening = Opening.Unopenable; // No descriptor to spare: the application's come first.
+                    return null;
+                }
+
+                SafeFileHandle? handle = OpenUnchanged(file.Manifest, out FileVersion version, out opening);
+                if (handle is not null)
+                {
+                    file.Version = version;
+                    file.Handle = handle;
+                    _held.Add(file);
+                    DisableReadAhead(handle);
+                    return handle;
+                }
+
+                if (opening != Opening.OutOfDescriptors)
+                {
+                    return null;
+                }
+
+                // The process is at its limit, the application's opens too: hold half as many from now on, and
+                // none at all if nothing held is left to give back.
+                _limit = _held.Count / 2;
+            }
+        }
     }
 
     /// <summary>Bytes of a file to ask for: not in the cache.</summary>

@@ -67,16 +67,46 @@ internal sealed partial class ManifestReplay(StartupManifest manifest, long budg
         return ordered;
     }
 
-    /// <summary>The file opened if it is still the version the manifest recorded; otherwise <see langword="null"/>.</summary>
-    private static SafeFileHandle? OpenUnchanged(StartupManifestFile file, out FileVersion version)
+    /// <summary>Why a file of the manifest was not opened, or that it was.</summary>
+    private enum Opening
+    {
+        Opened,
+
+        /// <summary>Changed since the manifest was recorded (length, last write time, kind), or gone.</summary>
+        Changed,
+
+        /// <summary>There but not opened: no permission, an I/O error, or no descriptor to spare.</summary>
+        Unopenable,
+
+        /// <summary>The process or the system is out of descriptors (EMFILE, ENFILE): worth trying again with fewer held.</summary>
+        OutOfDescriptors,
+    }
+
+    /// <summary>
+    /// The file opened if it is still the version the manifest recorded; otherwise <see langword="null"/>, and why. Only
+    /// a regular file is opened: anything else in its place counts as changed.
+    /// </summary>
+    private static SafeFileHandle? OpenUnchanged(StartupManifestFile file, out FileVersion version, out Opening opening)
     {
         SafeFileHandle? handle = null;
         version = default;
         try
         {
+            // Looked at before it is opened: a manifest may name a device or a FIFO (crafted, or a path reused since),
+            // and opening one can block, rewind a tape or wake a driver. What was opened is checked again after.
+            if (FileVersion.Get(file.Path).Kind != FileKind.Regular)
+            {
+                opening = Opening.Changed;
+                return null;
+            }
+
             if (OperatingSystem.IsLinux())
             {
-                handle = OpenLinux(file.Path, out version);
+                handle = OpenLinux(file.Path, out version, out opening);
+                if (handle is null)
+                {
+                    return null;
+                }
             }
             else
             {
@@ -86,12 +116,20 @@ internal sealed partial class ManifestReplay(StartupManifest manifest, long budg
 
             if (version.Kind == FileKind.Regular && version.Length == file.Length && version.LastWriteUnixNanoseconds == file.LastWriteUnixNanoseconds)
             {
+                opening = Opening.Opened;
                 return handle;
             }
+
+            opening = Opening.Changed;
+        }
+        catch (Exception ex) when (ex is FileNotFoundException or DirectoryNotFoundException)
+        {
+            opening = Opening.Changed; // Gone.
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
         {
-            // Gone, unreadable, or not a regular file any more: changed, like a file of another length.
+            // No permission, an I/O error: the file's own reader will meet it.
+            opening = Opening.Unopenable;
         }
 
         handle?.Dispose();
@@ -103,16 +141,16 @@ internal sealed partial class ManifestReplay(StartupManifest manifest, long budg
     {
         long started = Stopwatch.GetTimestamp();
         byte[] scratch = new byte[ReadChunk];
-        int files = 0, changed = 0;
+        int files = 0, changed = 0, unopened = 0;
         long requested = 0;
         bool budgetReached = false, stopped = false;
         int rangeNumber = 0;
         foreach (StartupManifestFile file in InFirstUseOrder(manifest.FileArray))
         {
-            using SafeFileHandle? handle = OpenUnchanged(file, out _);
+            using SafeFileHandle? handle = OpenUnchanged(file, out _, out Opening opening);
             if (handle is null)
             {
-                changed++;
+                _ = opening == Opening.Changed ? changed++ : unopened++;
                 continue;
             }
 
@@ -125,7 +163,7 @@ internal sealed partial class ManifestReplay(StartupManifest manifest, long budg
                     if (stop.IsCancellationRequested || (budgetReached = requested >= budget))
                     {
                         stopped = !budgetReached;
-                        return new ReplayOutcome(files, changed, requested, 0, budgetReached, stopped, Stopwatch.GetElapsedTime(started));
+                        return new ReplayOutcome(files, changed, unopened, requested, 0, budgetReached, stopped, Stopwatch.GetElapsedTime(started));
                     }
 
                     int count = (int)Math.Min(Math.Min(ReadChunk, range.End - offset), budget - requested);
@@ -143,6 +181,6 @@ internal sealed partial class ManifestReplay(StartupManifest manifest, long budg
             }
         }
 
-        return new ReplayOutcome(files, changed, requested, 0, budgetReached, stopped, Stopwatch.GetElapsedTime(started));
+        return new ReplayOutcome(files, changed, unopened, requested, 0, budgetReached, stopped, Stopwatch.GetElapsedTime(started));
     }
 }
