@@ -57,8 +57,8 @@ internal sealed class LoadInstruments
         }
 
         // Starting a thread costs the calling one a few hundred microseconds in a new process, as much as a small load;
-        // the finalizer thread runs in every process already (the runtime trims ArrayPool.Shared the same way).
-        _ = new CreateAfterCollection();
+        // the next collection's finalizer hands the creation to the thread pool, off every thread of the load's.
+        AfterNextCollection.Run(static () => CreateShared(TimeSpan.Zero));
     }
 
     /// <remarks>
@@ -172,13 +172,7 @@ internal sealed class LoadInstruments
         }
     }
 
-    /// <summary>Unreachable as soon as it is made: its finalizer creates the instruments after the next collection.</summary>
-    private sealed class CreateAfterCollection
-    {
-        ~CreateAfterCollection() => CreateShared(TimeSpan.Zero);
-    }
-
-    /// <summary>Creates the process-wide instruments; never throws (it runs on the finalizer's thread or one of its own).</summary>
+    /// <summary>Creates the process-wide instruments; never throws (it runs on a pool thread or one of its own).</summary>
     private static void CreateShared(TimeSpan delay)
     {
         if (delay > TimeSpan.Zero)
