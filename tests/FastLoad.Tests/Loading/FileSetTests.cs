@@ -43,9 +43,10 @@ public class FileSetTests : TempDirectoryTestBase
     public void FromDirectory_ManyFolders_ListsEveryFileOnceInOrdinalOrderAcrossSeparators()
     {
         // Names that sort around the separator: "a-1" < "a.x" < "a/..." < "a0" ordinally, so a folder's files cannot
-        // simply come before or after its subfolders. Enough folders that several walkers share them.
+        // simply come before or after its subfolders; "Z" before them all. No two names differ only by case (Windows).
+        // Enough folders that several walkers share them.
         var expected = new List<string>();
-        foreach (string top in new[] { "a", "a-1", "a.x", "a0", "A", "b" })
+        foreach (string top in new[] { "a", "a-1", "a.x", "a0", "Z", "b" })
         {
             expected.Add(WriteFile(top + ".bin", 1));
             for (int sub = 0; sub < 12; sub++)
