@@ -67,7 +67,9 @@ public class RotationalLaneTests : TempDirectoryTestBase
 
         LoadSummary summary = await new FileLoader(options).LoadAsync(FileSet.FromDirectory(Root), (_, _) => ValueTask.CompletedTask);
 
+        // The reader threads read at most the shallow depth at once; the consumer's thread reads beside them while it
+        // waits for the next file in order, so one more can be in flight.
         Assert.Equal(FileCount, summary.FileCount);
-        Assert.InRange(summary.PeakConcurrentReads, 1, ParallelismPolicy.RotationalShallowDepth);
+        Assert.InRange(summary.PeakConcurrentReads, 1, ParallelismPolicy.RotationalShallowDepth + 1);
     }
 }
