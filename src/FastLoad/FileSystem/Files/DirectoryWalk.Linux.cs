@@ -85,7 +85,7 @@ internal static unsafe partial class DirectoryWalk
 
     /// <summary>
     /// One walk: a stack of folders to read, shared by the calling thread and the walkers it starts on reader threads as
-    /// folders pile up. Each walker keeps the files it finds; the walk ends when no folder is left and none is being read.
+    /// folders pile up. Each folder keeps what it holds; the walk ends when no folder is left and none is being read.
     /// </summary>
     private sealed class LinuxWalk(string pattern, bool recursive)
     {
@@ -260,9 +260,8 @@ internal static unsafe partial class DirectoryWalk
                 }
 
                 start = _error is null && _pending.Count >= FoldersForAnotherWalker
-                    ? Math.Min(_pending.Count - 1, _walkerLimit - _walkers)
+                    ? Math.Max(0, Math.Min(_pending.Count - 1, _walkerLimit - _walkers))
                     : 0;
-                start = Math.Max(0, start);
                 _walkers += start;
                 if (_waiting > 0 && (subfolders.Count > 0 || _reading == 0))
                 {
@@ -422,30 +421,19 @@ internal static unsafe partial class DirectoryWalk
     /// </summary>
     private static byte TypeAt(int folderFd, byte* name, byte listedType)
     {
-        if (listedType == Interop.DirentUnknown)
+        // The entry itself first, where the listing did not say: a folder is walked; what is neither a folder nor a
+        // kind FileStatus knows (a link, or nothing any more) is looked at through links below.
+        if (listedType == Interop.DirentUnknown && KindAt(folderFd, name, Interop.AtSymlinkNoFollow) is { } kind && kind != FileKind.Unknown)
         {
-            if (Interop.StatxFd(folderFd, name, Interop.AtSymlinkNoFollow, Interop.StatxType, out Interop.Statx entry) != 0)
-            {
-                return Interop.DirentUnknown;
-            }
-
-            int kind = entry.Mode & Interop.ModeTypeMask;
-            if (kind == Interop.ModeDirectory)
-            {
-                return Interop.DirentDirectory;
-            }
-
-            if (kind != Interop.ModeSymbolicLink)
-            {
-                return Interop.DirentUnknown;
-            }
+            return kind == FileKind.Directory ? Interop.DirentDirectory : Interop.DirentUnknown;
         }
 
-        return Interop.StatxFd(folderFd, name, 0, Interop.StatxType, out Interop.Statx target) == 0
-            && (target.Mode & Interop.ModeTypeMask) == Interop.ModeDirectory
-            ? FolderBehindLink
-            : Interop.DirentSymbolicLink;
+        return KindAt(folderFd, name, flags: 0) == FileKind.Directory ? FolderBehindLink : Interop.DirentSymbolicLink;
     }
+
+    /// <summary>What <paramref name="name"/> in the folder is, as <see cref="FileStatus.KindFromMode"/> tells it; <see langword="null"/> if it cannot be looked at.</summary>
+    private static FileKind? KindAt(int folderFd, byte* name, int flags) =>
+        Interop.StatxFd(folderFd, name, flags, Interop.StatxType, out Interop.Statx status) == 0 ? FileStatus.KindFromMode(status.Mode) : null;
 
     /// <summary>A subfolder's native path: the parent's, a separator and the name, NUL-terminated.</summary>
     private static byte[] Append(byte[] parent, ReadOnlySpan<byte> name)

@@ -11,10 +11,6 @@ internal static unsafe partial class Interop
     /// <summary>STATX_TYPE: only the file type bits of <see cref="Statx.Mode"/>.</summary>
     internal const uint StatxType = 0x1;
 
-    internal const int ModeTypeMask = 0xF000;
-    internal const int ModeDirectory = 0x4000;
-    internal const int ModeSymbolicLink = 0xA000;
-
     /// <summary>The offset of <c>d_reclen</c>, <c>d_type</c> and <c>d_name</c> in <c>struct linux_dirent64</c>.</summary>
     internal const int DirentRecordLengthOffset = 16;
     internal const int DirentTypeOffset = 18;
