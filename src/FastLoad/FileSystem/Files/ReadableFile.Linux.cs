@@ -34,10 +34,13 @@ internal static partial class ReadableFile
     }
 
     /// <summary>open(2), retried when interrupted; the error names the path.</summary>
-    internal static SafeFileHandle OpenNative(string path, int flags)
+    internal static SafeFileHandle OpenNative(string path, int flags) =>
+        TryOpenNative(path, flags, out int errno) ?? throw NativeErrors.ForPath(errno, path, "open");
+
+    /// <summary>open(2), retried when interrupted; <see langword="null"/> and the errno where it fails, for a caller that tells failures apart without exceptions.</summary>
+    internal static SafeFileHandle? TryOpenNative(string path, int flags, out int errno)
     {
         int fd;
-        int errno;
         do
         {
             fd = Interop.Open(path, flags, 0);
@@ -45,12 +48,7 @@ internal static partial class ReadableFile
         }
         while (errno == Interop.EINTR);
 
-        if (fd < 0)
-        {
-            throw NativeErrors.ForPath(errno, path, "open");
-        }
-
-        return new SafeFileHandle(fd, ownsHandle: true);
+        return fd < 0 ? null : new SafeFileHandle(fd, ownsHandle: true);
     }
 
     /// <summary>

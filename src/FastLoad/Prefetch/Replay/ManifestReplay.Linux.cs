@@ -1,4 +1,3 @@
-using System.Runtime.InteropServices;
 using FastLoad.FileSystem;
 using Microsoft.Win32.SafeHandles;
 
@@ -26,16 +25,7 @@ internal sealed partial class ManifestReplay
     private static SafeFileHandle? OpenLinux(string path, out FileVersion version, out Opening opening)
     {
         version = default;
-        int fd;
-        int errno;
-        do
-        {
-            fd = Interop.Open(path, ReadableFile.ReadFlags, 0);
-            errno = fd < 0 ? Marshal.GetLastPInvokeError() : 0;
-        }
-        while (errno == Interop.EINTR);
-
-        if (fd < 0)
+        if (ReadableFile.TryOpenNative(path, ReadableFile.ReadFlags, out int errno) is not { } handle)
         {
             opening = errno switch
             {
@@ -46,7 +36,6 @@ internal sealed partial class ManifestReplay
             return null;
         }
 
-        var handle = new SafeFileHandle(fd, ownsHandle: true);
         try
         {
             version = FileVersion.Get(handle, path);

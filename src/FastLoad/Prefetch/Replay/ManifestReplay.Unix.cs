@@ -51,7 +51,14 @@ internal sealed partial class ManifestReplay
             SafeFileHandle? handle = held.Open(replayed, out Opening opening);
             if (handle is null)
             {
-                _ = opening == Opening.Changed ? changed++ : unopened++;
+                if (opening == Opening.Changed)
+                {
+                    changed++;
+                }
+                else
+                {
+                    unopened++;
+                }
                 continue;
             }
 
@@ -301,8 +308,6 @@ internal sealed partial class ManifestReplay
         private readonly List<ReplayFile> _held = new(Math.Min(limit, MaxHeldFiles));
         private int _limit = limit;
 
-        /// <summary>Opens a file of the manifest first, checking that it is the version recorded; <see langword="null"/> and why when it is not opened.</summary>
-        public SafeFileHandle? Open(ReplayFile file, out Opening opening) => OpenWithRoom(file, out opening);
 
         /// <summary>The file's descriptor, opened again if it was closed to make room; <see langword="null"/> once the file changed or cannot be opened.</summary>
         public SafeFileHandle? Get(ReplayFile file)
@@ -320,7 +325,7 @@ internal sealed partial class ManifestReplay
                 return null;
             }
 
-            SafeFileHandle? opened = OpenWithRoom(file, out _);
+            SafeFileHandle? opened = Open(file, out _);
             file.Dropped = opened is null;
             return opened;
         }
@@ -346,7 +351,11 @@ internal sealed partial class ManifestReplay
             _held.Clear();
         }
 
-        private SafeFileHandle? OpenWithRoom(ReplayFile file, out Opening opening)
+        /// <summary>
+        /// Opens a file of the manifest, checking that it is the version recorded, closing the least recently used to make
+        /// room; <see langword="null"/> and why when it is not opened.
+        /// </summary>
+        public SafeFileHandle? Open(ReplayFile file, out Opening opening)
         {
             while (true)
             {

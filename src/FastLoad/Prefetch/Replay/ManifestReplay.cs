@@ -150,7 +150,14 @@ internal sealed partial class ManifestReplay(StartupManifest manifest, long budg
             using SafeFileHandle? handle = OpenUnchanged(file, out _, out Opening opening);
             if (handle is null)
             {
-                _ = opening == Opening.Changed ? changed++ : unopened++;
+                if (opening == Opening.Changed)
+                {
+                    changed++;
+                }
+                else
+                {
+                    unopened++;
+                }
                 continue;
             }
 
