@@ -3,7 +3,6 @@ using System.Runtime.CompilerServices;
 using FastLoad.Engine;
 using FastLoad.FileSystem;
 using FastLoad.Packing;
-using Microsoft.Extensions.Options;
 using Microsoft.Win32.SafeHandles;
 
 namespace FastLoad;
@@ -94,13 +93,9 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
     {
         ArgumentException.ThrowIfNullOrEmpty(path);
         options = (options ?? new PackReaderOptions()).Clone();
-
-        // The generated validator's first call loads DataAnnotations and culture data, several milliseconds of a new
-        // process's first load: it runs only to word the error of options that are out of range.
-        if (options.MemoryBudget < FileLoaderConstants.MinMemoryBudget)
+        if (options.Validate() is { } failure)
         {
-            ValidateOptionsResult result = new PackReaderOptionsValidator().Validate(Options.DefaultName, options);
-            throw new ArgumentException(result.FailureMessage, nameof(options));
+            throw new ArgumentException(failure, nameof(options));
         }
 
         return Task.Run(() => Open(path, options), cancellationToken);

@@ -19,6 +19,12 @@ public sealed class PackReaderOptions
     /// <value>The default value is <see langword="null"/>, meaning <see cref="ArrayPool{T}.Shared"/>.</value>
     public ArrayPool<byte>? BufferPool { get; set; }
 
+    /// <summary>What is wrong with these options, naming the property; <see langword="null"/> when nothing is.</summary>
+    /// <remarks>Written out rather than generated from the attribute, as <see cref="FileLoaderOptions"/> checks its own: no options library in a new process.</remarks>
+    internal string? Validate() => MemoryBudget < FileLoaderConstants.MinMemoryBudget
+        ? $"{nameof(MemoryBudget)} must be at least {FileLoaderConstants.MinMemoryBudget} bytes; it is {MemoryBudget}."
+        : null;
+
     /// <summary>A copy taken when a reader or writer starts, so that later changes to these options do not reach it.</summary>
     internal PackReaderOptions Clone() => (PackReaderOptions)MemberwiseClone();
 }
