@@ -60,13 +60,16 @@ internal static class ParallelismPolicy
         return Bound(depth, meanLength, fileCount, memoryBudget);
     }
 
-    /// <summary>The highest parallelism the controller may reach.</summary>
+    /// <summary>Whether a controller corrects the prior from measured throughput on this kind of storage.</summary>
     /// <remarks>
-    /// On a spinning disk seeks, not throughput, set the pace, so a window that measures faster at another depth is
-    /// noise: the prior is kept.
+    /// Not on a spinning disk: seeks, not throughput, set its pace, so a window that measures faster at another depth
+    /// is noise, and a trial that shrinks the window takes from the drive the choice it reorders by.
     /// </remarks>
+    public static bool Adapts(StorageKind kind) => kind != StorageKind.Rotational;
+
+    /// <summary>The highest parallelism the controller may reach: the prior itself where the storage does not adapt.</summary>
     public static int Ceiling(StorageKind kind, int initial, long meanLength, int fileCount, long memoryBudget) =>
-        kind == StorageKind.Rotational ? initial : Math.Max(initial, Bound(MaxAdaptiveDepth, meanLength, fileCount, memoryBudget));
+        Adapts(kind) ? Math.Max(initial, Bound(MaxAdaptiveDepth, meanLength, fileCount, memoryBudget)) : initial;
 
     // No deeper than the budget can hold files of the mean size, nor than there are files.
     private static int Bound(int depth, long meanLength, int fileCount, long memoryBudget)

@@ -150,9 +150,7 @@ internal sealed class Pipeline
         {
             initial = ParallelismPolicy.Choose(kind, meanLength, fileCount, options.MemoryBudget, Environment.ProcessorCount);
             ceiling = options.Adaptive ? ParallelismPolicy.Ceiling(kind, initial, meanLength, fileCount, options.MemoryBudget) : initial;
-
-            // A spinning disk keeps its prior (see ParallelismPolicy.Ceiling): no trials that would shrink the window.
-            if (options.Adaptive && ceiling > 1 && kind != StorageKind.Rotational)
+            if (options.Adaptive && ParallelismPolicy.Adapts(kind) && ceiling > 1)
             {
                 controller = new ParallelismController(initial, ceiling, countFiles: meanLength <= ParallelismPolicy.SmallFileLimit, _run.Time);
             }
