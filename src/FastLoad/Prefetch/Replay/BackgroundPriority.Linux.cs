@@ -13,8 +13,6 @@ internal static partial class BackgroundPriority
     /// <summary>Nice 10: the recording runs on the cores the application leaves idle, and a busy application delays it by little.</summary>
     private const int RecordingNice = 10;
 
-    private static readonly Action<int> RestoreIoLinux = priority => _ = Interop.IoPrioritySet(Interop.IoPriorityWhoProcess, 0, priority);
-
     private static IoScope LowerIoLinux()
     {
         int before = Interop.IoPriorityGet(Interop.IoPriorityWhoProcess, 0);
@@ -24,8 +22,10 @@ internal static partial class BackgroundPriority
             return default;
         }
 
-        return new IoScope(RestoreIoLinux, before);
+        return new IoScope(before);
     }
+
+    private static void RestoreIoLinux(int priority) => _ = Interop.IoPrioritySet(Interop.IoPriorityWhoProcess, 0, priority);
 
     private static void LowerCpuLinux() => _ = Interop.SetPriority(Interop.PriorityProcess, 0, RecordingNice);
 }

@@ -7,11 +7,11 @@ internal static partial class BackgroundPriority
     /// <summary>IOPOL_DEFAULT: the thread follows the process's policy again, as a new thread does.</summary>
     private const int DarwinIoPolicyDefault = 0;
 
-    private static readonly Action<int> RestoreIoOSX = policy =>
+    private static void RestoreIoOSX(int policy) =>
         _ = Interop.SetIoPolicyDarwin(Interop.DarwinIoPolicyTypeDisk, Interop.DarwinIoPolicyScopeThread, policy);
 
     private static IoScope LowerIoOSX() =>
         Interop.SetIoPolicyDarwin(Interop.DarwinIoPolicyTypeDisk, Interop.DarwinIoPolicyScopeThread, Interop.DarwinIoPolicyUtility) == 0
-            ? new IoScope(RestoreIoOSX, DarwinIoPolicyDefault)
+            ? new IoScope(DarwinIoPolicyDefault)
             : default;
 }

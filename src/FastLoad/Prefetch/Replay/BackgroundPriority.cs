@@ -89,14 +89,37 @@ internal static partial class BackgroundPriority
         return result;
     }
 
-    /// <summary>The calling thread's I/O priority as it was before <see cref="LowerIo"/>, given back by <see cref="Dispose"/>.</summary>
-    internal readonly struct IoScope : IDisposable
+    /// <summary>Sets the calling thread's I/O priority back to <paramref name="before"/>, as the platform's lowering reported it.</summary>
+    private static void RestoreIo(int before)
     {
-        private readonly Action<int>? _restore;
-        private readonly int _before;
+        if (OperatingSystem.IsLinux())
+        {
+            RestoreIoLinux(before);
+        }
+        else if (OperatingSystem.IsMacOS())
+        {
+            RestoreIoOSX(before);
+        }
+        else if (OperatingSystem.IsWindows())
+        {
+            RestoreIoWindows(before);
+        }
+    }
 
-        public IoScope(Action<int> restore, int before) => (_restore, _before) = (restore, before);
+    /// <summary>
+    /// The calling thread's I/O priority as it was before <see cref="LowerIo"/>, given back by <see cref="Dispose"/>; the
+    /// default scope (nothing was lowered) gives back nothing.
+    /// </summary>
+    internal readonly struct IoScope(int before) : IDisposable
+    {
+        private readonly bool _lowered = true;
 
-        public void Dispose() => _restore?.Invoke(_before);
+        public void Dispose()
+        {
+            if (_lowered)
+            {
+                RestoreIo(before);
+            }
+        }
     }
 }
