@@ -1,5 +1,6 @@
 using System.Runtime.InteropServices;
 using System.Runtime.Versioning;
+using FastLoad.FileSystem;
 using FastLoad.Prefetch;
 using FastLoad.Tests.Infrastructure;
 
@@ -69,7 +70,7 @@ public sealed partial class StartupPriorityTests : PrefetchTestBase
             Marshal.SetLastPInvokeError(0);
             int nice = GetPriority(0, 0);
             Assert.True(nice != -1 || Marshal.GetLastPInvokeError() == 0);
-            int io = (int)Syscall(RuntimeInformation.ProcessArchitecture == System.Runtime.InteropServices.Architecture.Arm64 ? 31 : 252, 1, 0);
+            int io = Interop.IoPriorityGet(Interop.IoPriorityWhoProcess, 0);
             Assert.True(io >= 0);
             return new Priorities(nice, io);
         }
@@ -86,9 +87,6 @@ public sealed partial class StartupPriorityTests : PrefetchTestBase
 
         [LibraryImport("libc", EntryPoint = "getpriority", SetLastError = true)]
         private static partial int GetPriority(int which, int who);
-
-        [LibraryImport("libc", EntryPoint = "syscall")]
-        private static partial long Syscall(long number, long which, long who);
     }
 
     /// <summary>Notes, at each message, the priorities of the thread that logs and of a thread it creates.</summary>

@@ -1,5 +1,6 @@
 using System.Runtime.InteropServices;
 using System.Runtime.Versioning;
+using FastLoad.FileSystem;
 using FastLoad.Prefetch;
 using FastLoad.Tests.Infrastructure;
 
@@ -13,7 +14,6 @@ namespace FastLoad.Tests.Prefetch;
 [SupportedOSPlatform("linux")]
 public sealed partial class StartupReplayDescriptorTests : PrefetchTestBase
 {
-    private const int ResourceLimitOpenFiles = 7;
     private const int FileLength = 8192;
 
     [LinuxFact]
@@ -37,7 +37,7 @@ public sealed partial class StartupReplayDescriptorTests : PrefetchTestBase
         string[] files = ManyFiles(300);
         int mostHeld = 0, applicationOpenFailures = 0;
         string probe = DataFile("probe.bin", 16);
-        ResourceLimit before = GetLimit();
+        Interop.ResourceLimit before = GetLimit();
         int open = Directory.GetFileSystemEntries("/proc/self/fd").Length;
         SetLimit(before with { Current = (ulong)(open + 40) });
         ReplayOutcome outcome;
@@ -82,7 +82,7 @@ public sealed partial class StartupReplayDescriptorTests : PrefetchTestBase
     public void Run_NoDescriptorToSpare_CountsTheFilesAsUnopenedNotChanged()
     {
         string[] files = ManyFiles(5);
-        ResourceLimit before = GetLimit();
+        Interop.ResourceLimit before = GetLimit();
         int open = Directory.GetFileSystemEntries("/proc/self/fd").Length;
         SetLimit(before with { Current = (ulong)open + 2 });
         ReplayOutcome outcome;
@@ -151,20 +151,15 @@ public sealed partial class StartupReplayDescriptorTests : PrefetchTestBase
         }
     });
 
-    private static unsafe ResourceLimit GetLimit()
+    private static unsafe Interop.ResourceLimit GetLimit()
     {
-        ResourceLimit limit;
-        Assert.Equal(0, GetResourceLimit(ResourceLimitOpenFiles, &limit));
+        Interop.ResourceLimit limit;
+        Assert.Equal(0, Interop.GetResourceLimit(Interop.ResourceLimitOpenFiles, &limit));
         return limit;
     }
 
-    private static unsafe void SetLimit(ResourceLimit limit) => Assert.Equal(0, SetResourceLimit(ResourceLimitOpenFiles, &limit));
-
-    [LibraryImport("libc", EntryPoint = "getrlimit", SetLastError = true)]
-    private static unsafe partial int GetResourceLimit(int resource, ResourceLimit* limit);
+    private static unsafe void SetLimit(Interop.ResourceLimit limit) => Assert.Equal(0, SetResourceLimit(Interop.ResourceLimitOpenFiles, &limit));
 
     [LibraryImport("libc", EntryPoint = "setrlimit", SetLastError = true)]
-    private static unsafe partial int SetResourceLimit(int resource, ResourceLimit* limit);
-
-    private record struct ResourceLimit(ulong Current, ulong Maximum);
+    private static unsafe partial int SetResourceLimit(int resource, Interop.ResourceLimit* limit);
 }
