@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Cold start of a web application with and without a start-up manifest (issue 27): the time from exec to the first
+# Cold start of a web application with and without a start-up manifest: the time from exec to the first
 # 200 answer of the ASP.NET Core template (`dotnet new web`) and of samples/WarmStart (the same template with
 # StartupPrefetch), each in a new process, warm and cold, rounds interleaved with the order of the cases rotated.
 # Cold: the .NET runtime (the dotnet host, host/ and shared/) and the application are evicted from the page cache
@@ -14,8 +14,8 @@
 # on the normal disk, then (as root) on slow storage emulated by slowdisk (a FUSE-backed loop device whose reads cost
 # what a 7200 rpm disk's do, `hdd`, or a network volume's, `net`) with the runtime, both applications and the tool
 # copied onto it (DOTNET_ROOT), truly cold there: the file system remounted before each cold run (`slowdisk.sh cold`),
-# which drops its data, inodes and folders. `throttled` is the older emulated hard disk of tools/emulated-hdd.sh (150
-# IOPS and 120 MB/s wherever a read lies).
+# which drops its data, inodes and folders. (A throttle that charges every read the same, as tools/emulated-hdd.sh does,
+# cannot judge a replay on a disk that seeks, so it is not one of the disks here.)
 #
 # Then, on the normal disk, the warm cost of the manifest in many rounds (a few milliseconds against starts that vary
 # by tens): template warm | WarmStart warm, no manifest | WarmStart warm, manifest, interleaved, each start paired with
@@ -30,7 +30,7 @@
 # pairs.
 # Settings (environment): FASTLOAD_COLDSTART_DATA (default /tmp/fastload-coldstart), FASTLOAD_COLDSTART_ROUNDS
 # (default 7; 0 times the warm pairs only), FASTLOAD_COLDSTART_WARM_ROUNDS (default 101; 0 skips the warm pairs),
-# FASTLOAD_COLDSTART_DISKS (default "ssd hdd net"; also "throttled"), FASTLOAD_COLDSTART_PORT (default 5087),
+# FASTLOAD_COLDSTART_DISKS (default "ssd hdd net"), FASTLOAD_COLDSTART_PORT (default 5087),
 # FASTLOAD_SLOWDISK (slowdisk.sh; default ../shared/tools/slowdisk/slowdisk.sh beside the repository),
 # FASTLOAD_COLDSTART_MOUNTS (the prefix of slowdisk's mount points; default /mnt/sd-coldstart-).
 set -euo pipefail
@@ -69,8 +69,7 @@ manifest_name=WarmStart.startup-manifest
 #   run DISK_ROOT DOTNET_ROOT CACHE APP LAUNCH
 #   (LAUNCH: dotnet; tool for `fastload prefetch ... & exec dotnet`; tool-then for `fastload prefetch ...; exec dotnet`)
 run() {
-  local root=$1 runtime=$2 cache=$3 app=$4 launch=$5 throttle=()
-  [ "$root" = "$data/throttled" ] && throttle=("$repo/tools/emulated-hdd.sh" run "$data/throttled")
+  local root=$1 runtime=$2 cache=$3 app=$4 launch=$5
   local start="exec \"$runtime/dotnet\" \"$root/$app/$app_dll\" >/dev/null 2>&1"
   case $launch in
     tool) start="\"$root/tool/FastLoad.Cli\" prefetch --quiet \"$root/$app/$manifest_name\" & $start" ;;
@@ -82,10 +81,10 @@ run() {
   elif [ "$cache" = cold ]; then
     evict="\"$data/evict\" \"$runtime/dotnet\" \"$runtime/host\" \"$runtime/shared\" \"$root/$app\" \"$root/tool\" 2>/dev/null"
   elif [ "$cache" = warm ]; then
-    DOTNET_ROOT=$runtime ASPNETCORE_URLS=http://127.0.0.1:$port "${throttle[@]}" "$data/first-answer" "$port" 120 sh -c "$start" >/dev/null
+    DOTNET_ROOT=$runtime ASPNETCORE_URLS=http://127.0.0.1:$port "$data/first-answer" "$port" 120 sh -c "$start" >/dev/null
   fi
   DOTNET_ROOT=$runtime ASPNETCORE_URLS=http://127.0.0.1:$port \
-    flock "$lock" sh -c "$evict; exec \"\$@\"" sh "${throttle[@]}" "$data/first-answer" "$port" 120 sh -c "$start"
+    flock "$lock" sh -c "$evict; exec \"\$@\"" sh "$data/first-answer" "$port" 120 sh -c "$start"
 }
 
 # The WarmStart manifest for the runs that replay one: recorded by a warm start, kept aside.
@@ -203,12 +202,6 @@ for disk in $disks; do
       continue
     fi
     trap '"$slowdisk" down "$root" rm' EXIT
-  elif [ "$disk" = throttled ]; then
-    if ! reason=$(tools/emulated-hdd.sh up "$data/throttled" 4 150 120); then
-      echo "== emulated HDD skipped: $reason" | tee -a "$out"
-      continue
-    fi
-    trap 'tools/emulated-hdd.sh down "$data/throttled"' EXIT
   fi
   if [ "$disk" != ssd ]; then
     runtime=$root/dotnet
@@ -280,9 +273,6 @@ for disk in $disks; do
 
   if [ "$disk" = hdd ] || [ "$disk" = net ]; then
     "$slowdisk" down "$root" rm
-    trap - EXIT
-  elif [ "$disk" = throttled ]; then
-    tools/emulated-hdd.sh down "$data/throttled"
     trap - EXIT
   fi
 done
