@@ -38,17 +38,12 @@ internal sealed partial class PackReadAhead
         _end = end;
     }
 
-    /// <summary>Whether the kernel reads ahead on request here; if not, <see cref="Advance"/> does nothing.</summary>
+    /// <summary>Whether the kernel reads ahead on request here: only then does a load make a <see cref="PackReadAhead"/>.</summary>
     public static bool IsSupported => OperatingSystem.IsLinux();
 
     /// <summary>Asks for the bytes up to <see cref="Distance"/> past <paramref name="position"/> that were not asked for yet.</summary>
     public void Advance(long position)
     {
-        if (!IsSupported)
-        {
-            return;
-        }
-
         long target = Math.Min(_end, position + Distance);
         while (_advised < target)
         {

@@ -166,7 +166,7 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
         }
 
         int window = ReadsInFlight;
-        var readAhead = new PackReadAhead(_handle, blocks[0].Offset, blocks[^1].Offset + blocks[^1].StoredLength);
+        PackReadAhead? readAhead = PackReadAhead.IsSupported ? new(_handle, blocks[0].Offset, blocks[^1].Offset + blocks[^1].StoredLength) : null;
         using var threads = new DedicatedThreadScheduler(window, "FastLoad pack");
         var inFlight = new Queue<(Task<DecodedBlock> Block, long Charge)>();
         int[] firstEntryIn = FirstEntryStartingIn(blocks.Length);
@@ -191,7 +191,7 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
                     && (inFlight.Count == 0 || charged + Charge(blocks[next]) + startingEntries[next] <= _options.MemoryBudget))
                 {
                     int b = next++;
-                    readAhead.Advance(blocks[b].Offset);
+                    readAhead?.Advance(blocks[b].Offset);
                     charged += Charge(blocks[b]) + startingEntries[b];
                     inFlight.Enqueue((
                         Task.Factory.StartNew(

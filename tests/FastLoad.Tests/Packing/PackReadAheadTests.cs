@@ -9,7 +9,7 @@ namespace FastLoad.Tests.Packing;
 /// </summary>
 public sealed class PackReadAheadTests : PackTestBase
 {
-    [LinuxFact("posix_fadvise: elsewhere the load asks for no read-ahead, and Advance does nothing")]
+    [Fact]
     public void Advance_FromTheStart_AdvisesTheDistanceAheadInChunksOnce()
     {
         var ranges = new List<(long Offset, long Length)>();
@@ -26,7 +26,7 @@ public sealed class PackReadAheadTests : PackTestBase
         Assert.Equal(1024 + PackReadAhead.Distance, end);
     }
 
-    [LinuxFact("posix_fadvise: elsewhere the load asks for no read-ahead, and Advance does nothing")]
+    [Fact]
     public void Advance_NearTheEnd_StopsAtTheEndOfTheData()
     {
         var ranges = new List<(long Offset, long Length)>();
