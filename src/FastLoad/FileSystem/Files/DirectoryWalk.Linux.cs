@@ -12,12 +12,12 @@ internal static unsafe partial class DirectoryWalk
     // Room for a few hundred entries a call; a larger folder takes several.
     private const int EntryBufferSize = 32 * 1024;
 
-    // Folders waiting before a second walker is worth its thread: a small tree is read sooner by one.
-    private const int FoldersForAnotherWalker = 4;
+    // Folders waiting before another walker is worth its thread.
+    private const int FoldersForAnotherWalker = 2;
 
     // Folders read at once once reading one has waited for the device: a network volume serves 32 requests at once,
-    // and a disk orders what it is given. While the folders are cached, reading them is the kernel's copying: one
-    // walker per core.
+    // and a disk orders what it is given. While the folders are cached, the calling thread reads them alone: there a
+    // walker's thread costs more than it saves (docs/measurements/folder-walk.md).
     private const int WalkersWhileWaiting = 32;
 
     // A folder that took longer than this to read waited for the device.
@@ -84,8 +84,8 @@ internal static unsafe partial class DirectoryWalk
     }
 
     /// <summary>
-    /// One walk: a stack of folders to read, shared by the calling thread and the walkers it starts on reader threads as
-    /// folders pile up. Each folder keeps what it holds; the walk ends when no folder is left and none is being read.
+    /// One walk: a stack of folders to read, shared by the calling thread and the walkers it starts on reader threads once
+    /// reading a folder has waited for the device. Each folder keeps what it holds; the walk ends when no folder is left and none is being read.
     /// </summary>
     private sealed class LinuxWalk(string pattern, bool recursive)
     {
@@ -97,7 +97,7 @@ internal static unsafe partial class DirectoryWalk
         private int _walkers = 1;
         private int _reading;
         private int _waiting;
-        private int _walkerLimit = Environment.ProcessorCount;
+        private int _walkerLimit = 1;
         private ExceptionDispatchInfo? _error;
 
         public string[] Run(string root)
