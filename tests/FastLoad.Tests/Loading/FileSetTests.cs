@@ -1,3 +1,4 @@
+using FastLoad.FileSystem;
 using FastLoad.Tests.Infrastructure;
 
 namespace FastLoad.Tests.Loading;
@@ -44,7 +45,8 @@ public class FileSetTests : TempDirectoryTestBase
     {
         // Names that sort around the separator: "a-1" < "a.x" < "a/..." < "a0" ordinally, so a folder's files cannot
         // simply come before or after its subfolders; "Z" before them all. No two names differ only by case (Windows).
-        // Enough folders that several walkers share them.
+        // Walked as a load walks cached folders (the calling thread), and as it walks folders that are not (walkers
+        // on reader threads sharing them): the same list.
         var expected = new List<string>();
         foreach (string top in new[] { "a", "a-1", "a.x", "a0", "Z", "b" })
         {
@@ -58,8 +60,10 @@ public class FileSetTests : TempDirectoryTestBase
         }
 
         string[] paths = [.. FileSet.FromDirectory(Root).EnumeratePaths()];
+        string[] walked = DirectoryWalk.Enumerate(Root, "*", recursive: true, walkersFromTheStart: true);
 
         Assert.Equal(expected.Order(StringComparer.Ordinal), paths);
+        Assert.Equal(paths, walked);
     }
 
     [LinuxFact("symbolic links, which Windows makes only with a privilege")]

@@ -24,9 +24,9 @@ internal static unsafe partial class DirectoryWalk
     private static readonly long DeviceWaitTicks = Stopwatch.Frequency / 2000;
 
     [SupportedOSPlatform("linux")]
-    private static string[] WalkLinux(string root, string pattern, bool recursive)
+    private static string[] WalkLinux(string root, string pattern, bool recursive, bool walkersFromTheStart)
     {
-        var walk = new LinuxWalk(pattern, recursive);
+        var walk = new LinuxWalk(pattern, recursive, walkersFromTheStart ? WalkersWhileWaiting : 1);
         return walk.Run(Path.TrimEndingDirectorySeparator(Path.GetFullPath(root)));
     }
 
@@ -87,7 +87,7 @@ internal static unsafe partial class DirectoryWalk
     /// One walk: a stack of folders to read, shared by the calling thread and the walkers it starts on reader threads once
     /// reading a folder has waited for the device. Each folder keeps what it holds; the walk ends when no folder is left and none is being read.
     /// </summary>
-    private sealed class LinuxWalk(string pattern, bool recursive)
+    private sealed class LinuxWalk(string pattern, bool recursive, int walkerLimit)
     {
         private readonly object _gate = new();
         private readonly Stack<Folder> _pending = new();
@@ -97,7 +97,7 @@ internal static unsafe partial class DirectoryWalk
         private int _walkers = 1;
         private int _reading;
         private int _waiting;
-        private int _walkerLimit = 1;
+        private int _walkerLimit = walkerLimit;
         private ExceptionDispatchInfo? _error;
 
         public string[] Run(string root)

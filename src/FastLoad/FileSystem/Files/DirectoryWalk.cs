@@ -9,17 +9,24 @@ namespace FastLoad.FileSystem;
 /// A subfolder that vanishes while it is walked is skipped, as .NET's enumeration skips it.
 /// </summary>
 /// <remarks>
-/// On Linux the folders are read with getdents64 on several threads at once (<see cref="WalkLinux"/>): on slow storage
-/// each folder costs a request to the device, and a serial walk waits for one after another. Elsewhere .NET's
-/// enumeration walks them.
+/// On Linux the folders are read with getdents64, on several threads at once once a read waits for the device
+/// (<see cref="WalkLinux"/>): on slow storage each folder costs a request, and a serial walk waits for one after
+/// another. Elsewhere .NET's enumeration walks them.
 /// </remarks>
 internal static partial class DirectoryWalk
 {
-    public static string[] Enumerate(string root, string pattern, bool recursive)
+    /// <param name="root">The folder.</param>
+    /// <param name="pattern">The files' names to list (<c>*</c>, <c>?</c>).</param>
+    /// <param name="recursive">Whether subfolders are walked.</param>
+    /// <param name="walkersFromTheStart">
+    /// For tests: on Linux, walkers read the folders as if the first read had waited for the device, so that a walk of
+    /// cached folders is shared between threads too.
+    /// </param>
+    public static string[] Enumerate(string root, string pattern, bool recursive, bool walkersFromTheStart = false)
     {
         if (OperatingSystem.IsLinux())
         {
-            return WalkLinux(root, pattern, recursive);
+            return WalkLinux(root, pattern, recursive, walkersFromTheStart);
         }
 
         string[] paths = WalkPortable(root, pattern, recursive);
