@@ -1,7 +1,8 @@
-using System.Buffers.Binary;
 using System.IO.Hashing;
 using BenchmarkDotNet.Attributes;
+using FastLoad.Packing;
 using K4os.Compression.LZ4;
+using Microsoft.Win32.SafeHandles;
 
 namespace FastLoad.Benchmarks;
 
@@ -30,7 +31,7 @@ public class PackDecodeBenchmarks
             : BenchmarkData.GetOrCreate(name, 10_000, 2 * 1024, 128 * 1024, compressible: true);
         _pack = BenchmarkData.GetOrCreatePack(name, paths);
         _file = File.ReadAllBytes(_pack);
-        (_blockSize, _blocks) = ParseIndex(_file);
+        (_blockSize, _blocks) = ReadIndex(_pack);
         _bytes = _blocks.Sum(block => block.Entries.Sum(entry => (long)entry.Length)) + _blocks.Sum(block => block.SpanningBytes);
     }
 
@@ -96,45 +97,28 @@ public class PackDecodeBenchmarks
         return bytes;
     }
 
-    /// <summary>The block and entry records of a pack (docs/pack-format.md); the pack was just written and read by FastLoad.</summary>
-    private static (int BlockSize, Block[] Blocks) ParseIndex(byte[] file)
+    /// <summary>The pack's blocks, each with the entries that lie wholly in it, as the reader's own index parser reads them.</summary>
+    private static (int BlockSize, Block[] Blocks) ReadIndex(string pack)
     {
-        ReadOnlySpan<byte> footer = file.AsSpan(file.Length - 32);
-        long indexOffset = BinaryPrimitives.ReadInt64LittleEndian(footer);
-        ReadOnlySpan<byte> index = file.AsSpan((int)indexOffset, (int)BinaryPrimitives.ReadInt64LittleEndian(footer[8..]));
-        int blockSize = BinaryPrimitives.ReadInt32LittleEndian(index);
-        int blockCount = BinaryPrimitives.ReadInt32LittleEndian(index[4..]);
-        int entryCount = BinaryPrimitives.ReadInt32LittleEndian(index[8..]);
-        var blocks = new Block[blockCount];
-        for (int i = 0; i < blockCount; i++)
+        using SafeFileHandle handle = File.OpenHandle(pack);
+        PackIndex index = PackIndex.Read(handle, pack, RandomAccess.GetLength(handle));
+        Block[] blocks = [.. index.Blocks.Select(block => new Block(block.Offset, block.StoredLength, block.RawLength, block.Codec))];
+        foreach (PackEntry entry in index.Entries)
         {
-            ReadOnlySpan<byte> record = index.Slice(24 + (i * 24), 24);
-            blocks[i] = new Block(
-                BinaryPrimitives.ReadInt64LittleEndian(record),
-                BinaryPrimitives.ReadInt32LittleEndian(record[8..]),
-                BinaryPrimitives.ReadInt32LittleEndian(record[12..]),
-                record[16]);
-        }
-
-        int entriesStart = 24 + (blockCount * 24);
-        for (int i = 0; i < entryCount; i++)
-        {
-            ReadOnlySpan<byte> record = index.Slice(entriesStart + (i * 32), 32);
-            int block = BinaryPrimitives.ReadInt32LittleEndian(record[8..]);
-            int offset = BinaryPrimitives.ReadInt32LittleEndian(record[12..]);
-            long length = BinaryPrimitives.ReadInt64LittleEndian(record[16..]);
-            if (offset + length <= blockSize)
+            int block = (int)(entry.DataOffset / index.BlockSize);
+            int offset = (int)(entry.DataOffset - ((long)block * index.BlockSize));
+            if (offset + entry.Length <= index.BlockSize)
             {
-                blocks[block].Entries.Add((offset, (int)length, BinaryPrimitives.ReadUInt64LittleEndian(record[24..])));
+                blocks[block].Entries.Add((offset, (int)entry.Length, entry.ContentHash));
             }
             else
             {
                 // Over a block edge: the load assembles it from several blocks; the floor only counts its bytes.
-                blocks[block].SpanningBytes += length;
+                blocks[block].SpanningBytes += entry.Length;
             }
         }
 
-        return (blockSize, blocks);
+        return (index.BlockSize, blocks);
     }
 
     private sealed class Block(long offset, int storedLength, int rawLength, byte codec)
