@@ -39,6 +39,9 @@ internal sealed class LoadTestHooks
     /// <summary>Called with a file's path when a pipeline lane's read block takes it; what it throws faults the lane.</summary>
     public Action<string>? OnLaneRead { get; init; }
 
+    /// <summary>Called with a file's path when a pipeline lane hands it to its read block, in the order it hands them out.</summary>
+    public Action<string>? OnLaneHandOut { get; init; }
+
     /// <summary>Reads a ring did not finish in the kernel, finished by its thread instead (a short read, EAGAIN).</summary>
     public int RingReadsFinishedHere => _ringReadsFinishedHere;
 

@@ -103,6 +103,7 @@ internal sealed class DeviceLane
             {
                 await _run.DeliverySlots.WaitAsync(cancellationToken).ConfigureAwait(false);
                 await _gate.WaitAsync(cancellationToken).ConfigureAwait(false);
+                _run.Hooks.OnLaneHandOut?.Invoke(file.Path);
                 if (!await readBlock.SendAsync(file, cancellationToken).ConfigureAwait(false))
                 {
                     break; // Declined: the block was canceled.
