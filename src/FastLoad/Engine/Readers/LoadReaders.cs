@@ -33,7 +33,6 @@ internal sealed class LoadReaders(LoadRun run)
     private StorageDevice? _device;
     private bool _callerAlone;
     private int _ringStorageSettling;
-    private volatile bool _ringStorageSettled;
     private volatile bool _retired;
 
     /// <summary>
@@ -316,12 +315,6 @@ internal sealed class LoadReaders(LoadRun run)
     }
 
     /// <summary>
-    /// Whether <see cref="SettleRingStorage"/> is done: the rings read at full depth only then, once the rest of a set
-    /// on a spinning disk went to the pipeline.
-    /// </summary>
-    internal bool RingStorageSettled => _ringStorageSettled;
-
-    /// <summary>
     /// Describes the storage for the rings: a spinning disk leaves the rest of the set to the pipeline's lane in
     /// physical order (with input order, which the pipeline cannot take over, the first ring reads a few files at once
     /// and the others stop). The load does not wait for the description: a load that ended meanwhile is left as it is.
@@ -357,10 +350,6 @@ internal sealed class LoadReaders(LoadRun run)
         {
             // DescribeDevice handles what a device can throw; this is a bug: stop the load visibly.
             run.Fail(ex);
-        }
-        finally
-        {
-            _ringStorageSettled = true;
         }
     }
 

@@ -67,7 +67,6 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     private int _readsInKernel;
     private bool _parallelismCounted;
     private SettleAt _settle;
-    private bool _describesStorage;
     private bool _disposing;
     private bool _disposed;
 
@@ -188,19 +187,20 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
         while (_ring.Unsubmitted > 0 || (wait && !waited && done == 0 && _inKernel > 0))
         {
             bool block = _ring.Unsubmitted == 0;
+            if (block && !_waitedForDevice)
+            {
+                // Nothing finished during the submissions (opens can wait for the device too): read at full depth.
+                ReadAtFullDepth();
+                done += Refill();
+                continue;
+            }
+
             if (block)
             {
                 // Time this thread would spend waiting anyway: it starts the metrics' creation (no-op once started) and,
                 // the first time, the storage's description, which only a read that waits for the device calls for.
                 _run.Instruments.RequestCreation();
                 SettleStorageOnce();
-            }
-
-            if (block && !_waitedForDevice && TryReadAtFullDepth())
-            {
-                // Nothing finished during the submissions (opens can wait for the device too): read at full depth.
-                done += Refill();
-                continue;
             }
 
             Submit(block);
@@ -210,7 +210,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
             {
                 // A cached file is copied during the submission of its read: one still in the kernel after it waits
                 // for the device.
-                TryReadAtFullDepth();
+                ReadAtFullDepth();
             }
 
             done += Refill();
@@ -230,11 +230,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     /// for the kernel: on this thread, or on a reader thread of its own when the consumer drives this ring. A load
     /// whose files are all cached never waits, and describes nothing.
     /// </summary>
-    public void SettleStorageAtFirstWait(bool onThisThread)
-    {
-        _settle = onThisThread ? SettleAt.FirstWaitHere : SettleAt.FirstWaitElsewhere;
-        _describesStorage = true;
-    }
+    public void SettleStorageAtFirstWait(bool onThisThread) => _settle = onThisThread ? SettleAt.FirstWaitHere : SettleAt.FirstWaitElsewhere;
 
     /// <summary>
     /// Stops, waits for everything in the kernel (it writes into the buffers until it completes, and closes
@@ -355,21 +351,10 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     /// From the first read that waits for the device on: the ring keeps its whole depth in the kernel, and the load its
     /// whole delivery window, so that the device sees a deep queue while the consumer works.
     /// </summary>
-    /// <remarks>
-    /// Not before the storage is described, where it is: on a spinning disk the rest of the set goes to the pipeline's
-    /// lane in physical order, and a full ring would first have read a hundred files in the set's order, each a seek.
-    /// </remarks>
-    /// <returns>Whether the ring reads at full depth now.</returns>
-    private bool TryReadAtFullDepth()
+    private void ReadAtFullDepth()
     {
-        if (_describesStorage && !_run.Readers.RingStorageSettled)
-        {
-            return false;
-        }
-
         _waitedForDevice = true;
         _run.WidenDeliveryWindow();
-        return true;
     }
 
     private void Submit(bool wait)
