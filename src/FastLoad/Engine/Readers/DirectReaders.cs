@@ -28,7 +28,9 @@ internal sealed class DirectReaders
     // Starting a thread costs about as much as reading a small file; more than this wait on the device, not on reads.
     private const int MaxThreads = 64;
 
-    private readonly LoadRun _run;
+    private readonly LoadContext _context;
+    private readonly DeliveryChannel.DeliveryWriter _delivery;
+    private readonly LoadReaders _readers;
     private readonly object _park = new();
     private ParallelismController? _controller;
     private int _limit;
@@ -39,9 +41,11 @@ internal sealed class DirectReaders
     private int _parallelismCounted;
     private volatile bool _budgetChecked;
 
-    public DirectReaders(LoadRun run, int threads)
+    public DirectReaders(LoadContext context, DeliveryChannel.DeliveryWriter delivery, LoadReaders readers, int threads)
     {
-        _run = run;
+        _context = context;
+        _delivery = delivery;
+        _readers = readers;
         _limit = threads;
     }
 
@@ -93,7 +97,7 @@ internal sealed class DirectReaders
 
     public void Start()
     {
-        _parallelismCounted = _run.Instruments.ParallelismChanged(Threads) ? 1 : 0;
+        _parallelismCounted = _context.Instruments.ParallelismChanged(Threads) ? 1 : 0;
         StartNext();
     }
 
@@ -103,7 +107,7 @@ internal sealed class DirectReaders
         int previous = Interlocked.Exchange(ref _limit, Math.Min(threads, Volatile.Read(ref _limit)));
         if (Volatile.Read(ref _parallelismCounted) == 1 && previous != Threads)
         {
-            _run.Instruments.ParallelismChanged(Threads - previous);
+            _context.Instruments.ParallelismChanged(Threads - previous);
         }
     }
 
@@ -118,7 +122,7 @@ internal sealed class DirectReaders
         if (!_budgetChecked && bytes > 0)
         {
             _budgetChecked = true;
-            Limit(_run.Readers.ThreadsTheBudgetFeeds());
+            Limit(_readers.ThreadsTheBudgetFeeds());
         }
 
         if (_controller?.OnCompleted(bytes, 1) is int limit)
@@ -130,7 +134,7 @@ internal sealed class DirectReaders
     private void StartNext()
     {
         // No thread for a set that the started ones (and the caller) have already taken.
-        if (_run.FilesLeft == 0)
+        if (_context.Files.Left == 0)
         {
             return;
         }
@@ -148,7 +152,7 @@ internal sealed class DirectReaders
         while (Interlocked.CompareExchange(ref _started, ordinal + 1, ordinal) != ordinal);
 
         // Counted before the thread runs, so that the count only reaches 0 when the last thread is done.
-        if (!_run.ReaderStarted())
+        if (!_context.Lifetime.ReaderStarted())
         {
             return;
         }
@@ -170,51 +174,51 @@ internal sealed class DirectReaders
         bool countedInLoad = true;
         try
         {
-            _run.Hooks.OnReaderThreadStart?.Invoke();
+            _context.Hooks.OnReaderThreadStart?.Invoke();
             StartNext();
             if (ordinal == 0)
             {
                 // The first thread describes the storage; it does not count as running meanwhile, so that a load that
                 // ends does not wait for the description.
-                _run.ReaderExited();
+                _context.Lifetime.ReaderExited();
                 countedInLoad = false;
-                StorageDevice device = _run.Readers.DescribeDevice(_run.PathAt(0));
-                if (!_run.ReaderStarted())
+                StorageDevice device = _readers.DescribeDevice(_context.Files.PathAt(0));
+                if (!_context.Lifetime.ReaderStarted())
                 {
                     return;
                 }
 
                 countedInLoad = true;
-                _run.Readers.SettleStorage(device);
+                _readers.SettleStorage(device);
             }
 
-            while (!_run.Readers.Retired)
+            while (!_readers.Retired)
             {
                 if (ordinal >= Threads && !Park(ordinal))
                 {
                     break;
                 }
 
-                if (!_run.TryClaim(wait: true, out int index))
+                if (!_delivery.TryClaim(wait: true, out int index))
                 {
                     WakeParked();
                     break;
                 }
 
-                FileRead(BlockingReads.ReadAndPublish(_run, index));
+                FileRead(BlockingReads.ReadAndPublish(_context, _delivery, index));
             }
         }
         catch (Exception ex)
         {
             // ReadAndPublish never throws; this is a thread that could not be started, or a bug: stop the load visibly.
-            _run.Fail(ex);
+            _delivery.Fail(ex);
         }
         finally
         {
             if (Exited(countedInLoad))
             {
                 // The load no longer waits for this thread: it prepares the metrics for the next loads (see LoadInstruments).
-                _run.Instruments.CreateOnThisThread();
+                _context.Instruments.CreateOnThisThread();
             }
         }
     }
@@ -229,7 +233,7 @@ internal sealed class DirectReaders
         {
             while (ordinal >= Threads)
             {
-                if (_controller is null || _run.FilesLeft == 0 || _run.Readers.Retired)
+                if (_controller is null || _context.Files.Left == 0 || _readers.Retired)
                 {
                     return false;
                 }
@@ -247,7 +251,7 @@ internal sealed class DirectReaders
         int previous = Interlocked.Exchange(ref _limit, limit);
         if (Volatile.Read(ref _parallelismCounted) == 1)
         {
-            _run.Instruments.ParallelismChanged(limit - previous);
+            _context.Instruments.ParallelismChanged(limit - previous);
         }
 
         if (limit > previous)
@@ -262,7 +266,7 @@ internal sealed class DirectReaders
     {
         if (Interlocked.Exchange(ref _parallelismCounted, 0) == 1)
         {
-            _run.Instruments.ParallelismChanged(-Threads);
+            _context.Instruments.ParallelismChanged(-Threads);
         }
     }
 
@@ -277,7 +281,7 @@ internal sealed class DirectReaders
 
         if (countedInLoad)
         {
-            _run.ReaderExited();
+            _context.Lifetime.ReaderExited();
         }
 
         return last;

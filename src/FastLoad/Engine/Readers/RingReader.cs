@@ -50,7 +50,9 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     private const ulong OperationRead = 2;
     private const ulong OperationClose = 3;
 
-    private readonly LoadRun _run;
+    private readonly LoadContext _context;
+    private readonly DeliveryChannel.DeliveryWriter _delivery;
+    private readonly LoadReaders _readers;
     private readonly IoUring _ring;
     private readonly Slot[] _slots;
     private readonly int[] _free;
@@ -71,10 +73,12 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     private bool _disposing;
     private bool _disposed;
 
-    private RingReader(LoadRun run, IoUring ring, int depth, int cachedDepth)
+    private RingReader(LoadContext context, DeliveryChannel.DeliveryWriter delivery, LoadReaders readers, IoUring ring, int depth, int cachedDepth)
     {
         _cachedDepth = cachedDepth;
-        _run = run;
+        _context = context;
+        _delivery = delivery;
+        _readers = readers;
         _ring = ring;
         _depth = depth;
         _slots = new Slot[depth];
@@ -92,8 +96,8 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
         // Before Linux 5.15 io_uring treats a file opened O_NONBLOCK as one whose reads must not wait, so a cold read
         // comes back EAGAIN; the flag (which keeps the open of a FIFO from blocking) is cleared once the file is known
         // regular. No flag marks 5.15 itself: kernels without 5.17's are treated as older (an fcntl more per file).
-        _clearNonBlocking = (ring.Features & Interop.IoUringFeatureCqeSkip) == 0 || run.Hooks.SimulateKernelBefore515;
-        _parallelismCounted = run.Instruments.ParallelismChanged(depth);
+        _clearNonBlocking = (ring.Features & Interop.IoUringFeatureCqeSkip) == 0 || context.Hooks.SimulateKernelBefore515;
+        _parallelismCounted = context.Instruments.ParallelismChanged(depth);
     }
 
     /// <summary>Files read at once.</summary>
@@ -131,14 +135,16 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     /// <summary>The depth of ring <paramref name="ring"/> of <paramref name="rings"/> sharing <paramref name="total"/> reads at once.</summary>
     public static int ShareOf(int total, int rings, int ring) => (total / rings) + (ring < total % rings ? 1 : 0);
 
-    /// <summary>A reader for <paramref name="run"/>, or <see langword="null"/> with the reason where the kernel offers no ring.</summary>
-    /// <param name="run">The load.</param>
+    /// <summary>A reader for a load, or <see langword="null"/> with the reason where the kernel offers no ring.</summary>
+    /// <param name="context">The load.</param>
+    /// <param name="delivery">Where the files read go.</param>
+    /// <param name="readers">The load's readers.</param>
     /// <param name="depth">Files read at once once a read waits for the device.</param>
     /// <param name="cachedDepth">Files read at once before (<see cref="CachedDepth"/> or <see cref="CachedDepthAlone"/>).</param>
     /// <param name="refusal">Why the kernel offers no ring.</param>
-    public static RingReader? TryCreate(LoadRun run, int depth, int cachedDepth, out string? refusal)
+    public static RingReader? TryCreate(LoadContext context, DeliveryChannel.DeliveryWriter delivery, LoadReaders readers, int depth, int cachedDepth, out string? refusal)
     {
-        if (run.Hooks.SimulateRingRefusal)
+        if (context.Hooks.SimulateRingRefusal)
         {
             refusal = "refused for a test";
             return null;
@@ -147,7 +153,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
         // An open or a read, and a close, per file can be waiting at once. Sized for the deepest ring a load makes by
         // default, so that any later load can take it over (IoUring.Rent).
         IoUring? ring = IoUring.Rent((uint)(2 * Math.Max(depth, MaxDepth)), out refusal);
-        return ring is null ? null : new RingReader(run, ring, depth, cachedDepth);
+        return ring is null ? null : new RingReader(context, delivery, readers, ring, depth, cachedDepth);
     }
 
     /// <summary>Lowers the files read at once (a spinning disk wants few); files already started finish. Any thread.</summary>
@@ -159,7 +165,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
             _depth = Math.Min(previous, depth);
             if (_parallelismCounted)
             {
-                _run.Instruments.ParallelismChanged(_depth - previous);
+                _context.Instruments.ParallelismChanged(_depth - previous);
             }
         }
     }
@@ -192,7 +198,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
             {
                 // Time this thread would spend waiting anyway: it starts the metrics' creation (no-op once started) and,
                 // the first time, the storage's description, which only a read that waits for the device calls for.
-                _run.Instruments.RequestCreation();
+                _context.Instruments.RequestCreation();
                 SettleStorageOnce();
             }
 
@@ -289,7 +295,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
             {
                 if (_parallelismCounted)
                 {
-                    _run.Instruments.ParallelismChanged(-_depth);
+                    _context.Instruments.ParallelismChanged(-_depth);
                     _parallelismCounted = false;
                 }
             }
@@ -307,7 +313,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
         catch (Exception ex)
         {
             // Every file's own failure is published; this is the ring failing: stop the load visibly.
-            _run.Fail(ex);
+            _delivery.Fail(ex);
         }
         finally
         {
@@ -317,7 +323,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
             }
             finally
             {
-                _run.ReaderExited();
+                _context.Lifetime.ReaderExited();
             }
         }
     }
@@ -334,7 +340,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
             {
                 try
                 {
-                    _run.Budget.Acquire(slot.Charge, slot.Index, _run.StopToken);
+                    _context.Budget.Acquire(slot.Charge, slot.Index, _context.StopToken);
                 }
                 catch (OperationCanceledException)
                 {
@@ -348,7 +354,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
 
         // Woken once room for a batch of files is free, not once per file the consumer takes: a full window would
         // otherwise hand this thread and the consumer's a core back and forth per file.
-        return CanClaim && _run.WaitForDeliveryRoom(Math.Max(1, Math.Min(ReadsAllowed / 2, _run.FilesLeft)));
+        return CanClaim && _delivery.WaitForRoom(Math.Max(1, Math.Min(ReadsAllowed / 2, _context.Files.Left)));
     }
 
     /// <summary>
@@ -362,13 +368,13 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     /// <returns>Whether the ring reads at full depth now.</returns>
     private bool TryReadAtFullDepth()
     {
-        if (_describesStorage && !_run.Readers.RingStorageSettled)
+        if (_describesStorage && !_readers.RingStorageSettled)
         {
             return false;
         }
 
         _waitedForDevice = true;
-        _run.WidenDeliveryWindow();
+        _delivery.WidenWindow();
         return true;
     }
 
@@ -382,7 +388,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
         }
     }
 
-    private bool CanClaim => _claiming && !_run.StopToken.IsCancellationRequested && !_run.Readers.Retired;
+    private bool CanClaim => _claiming && !_context.StopToken.IsCancellationRequested && !_readers.Retired;
 
     private void SettleStorageOnce()
     {
@@ -390,12 +396,12 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
         _settle = SettleAt.Never;
         if (settle == SettleAt.FirstWaitHere)
         {
-            _run.Readers.SettleRingStorage();
+            _readers.SettleRingStorage();
         }
         else if (settle == SettleAt.FirstWaitElsewhere)
         {
             // Not on the consumer's thread: describing a device costs a new process milliseconds of first-time code.
-            ReaderThreadPool.Shared.Run(static readers => ((LoadReaders)readers!).SettleRingStorage(), _run.Readers);
+            ReaderThreadPool.Shared.Run(static readers => ((LoadReaders)readers!).SettleRingStorage(), _readers);
         }
     }
 
@@ -403,7 +409,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     private int Refill()
     {
         int published = 0;
-        while (InUse < ReadsAllowed && CanClaim && !_run.ReadAheadFull && _run.TryClaim(wait: false, out int index))
+        while (InUse < ReadsAllowed && CanClaim && !_delivery.ReadAheadFull && _delivery.TryClaim(wait: false, out int index))
         {
             published += Open(index);
         }
@@ -417,16 +423,16 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     /// </summary>
     private int Open(int index)
     {
-        string path = _run.PathAt(index);
+        string path = _context.Files.PathAt(index);
         int number = _free[--_freeCount];
         Slot slot = _slots[number];
         slot.Index = index;
-        slot.Started = _run.Time.GetTimestamp();
-        slot.Counted = _run.Instruments.ReadStarted();
-        _run.RecordConcurrency(InUse);
+        slot.Started = _context.Time.GetTimestamp();
+        slot.Counted = _context.Instruments.ReadStarted();
+        _context.RecordConcurrency(InUse);
         try
         {
-            _run.CheckName(index, path);
+            _context.Files.CheckName(index, path);
             byte* pathBytes = _paths.Pointer + ((long)number * PathCapacity);
             if (!TryEncode(path, pathBytes) || !_ring.TryOpen(pathBytes, ReadableFile.ReadFlags, UserData(number, OperationOpen)))
             {
@@ -477,7 +483,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     /// <summary>An open completed: checks what was opened and starts its read when the budget allows.</summary>
     private int OpenCompleted(Slot slot, int result)
     {
-        string path = _run.PathAt(slot.Index);
+        string path = _context.Files.PathAt(slot.Index);
         try
         {
             if (result >= 0)
@@ -527,7 +533,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
         }
 
         slot.Length = length;
-        slot.Charge = _run.ReadSettings.BudgetCharge(length);
+        slot.Charge = _context.ReadSettings.BudgetCharge(length);
         slot.State = SlotState.WaitingForBudget;
         return TryStartRead(slot);
     }
@@ -551,13 +557,13 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     /// Takes the file's bytes from the budget without waiting (on the consumer's thread only this thread frees them),
     /// and starts its read; returns how many files that published.
     /// </summary>
-    private int TryStartRead(Slot slot) => _run.Budget.TryAcquire(slot.Charge, slot.Index) ? StartRead(slot) : 0;
+    private int TryStartRead(Slot slot) => _context.Budget.TryAcquire(slot.Charge, slot.Index) ? StartRead(slot) : 0;
 
     /// <summary>Reads a file whose charge is taken: in the ring, or elsewhere where the ring should not.</summary>
     /// <returns>How many files that published (1 when it was read or failed here, 0 when its read is in the kernel or elsewhere).</returns>
     private int StartRead(Slot slot)
     {
-        ReadSettings settings = _run.ReadSettings;
+        ReadSettings settings = _context.ReadSettings;
         long length = slot.Length;
         if (length == 0 || settings.IsLarge(length))
         {
@@ -569,7 +575,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
             // A large file's strategies (several reads in flight, unbuffered, mapped) run on a reader thread: here they
             // would hold up every other file of the ring until the large one is in. So do pseudo files (they report 0
             // and have content), which are charged as they are read and may wait for the budget.
-            BlockingReads.ReadOpenedOnReaderThread(_run, index, handle, length, charge);
+            BlockingReads.ReadOpenedOnReaderThread(_context, _delivery, index, handle, length, charge);
             return 0;
         }
 
@@ -588,7 +594,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
         {
             // Nothing was submitted for this file: its buffer and charge go back, and only it fails.
             ReleaseContents(slot);
-            _run.Budget.Release(slot.Charge);
+            _context.Budget.Release(slot.Charge);
             CloseDescriptor(slot);
             Fail(slot, ex);
             return 1;
@@ -621,8 +627,8 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
         slot.Pin.Dispose();
         slot.Pin = default;
         slot.Contents = null;
-        string path = _run.PathAt(slot.Index);
-        if (_run.Hooks.SimulateKernelBefore515 && result >= 0 && IsNonBlocking(slot.Fd))
+        string path = _context.Files.PathAt(slot.Index);
+        if (_context.Hooks.SimulateKernelBefore515 && result >= 0 && IsNonBlocking(slot.Fd))
         {
             result = -Interop.EAGAIN;
         }
@@ -638,7 +644,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
             if (read < slot.Length)
             {
                 // Short, or not done by the kernel: the rest the ordinary way; a file that shrank ends where it ends.
-                _run.Hooks.RingReadFinishedHere();
+                _context.Hooks.RingReadFinishedHere();
                 using var handle = new SafeFileHandle(slot.Fd, ownsHandle: false);
                 Span<byte> destination = contents.Slice(0, (int)slot.Length);
                 while (read < slot.Length && WholeFileReader.ReadAt(handle, path, destination[read..], read) is > 0 and int more)
@@ -652,13 +658,13 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
         catch (Exception ex)
         {
             contents.Dispose();
-            _run.Budget.Release(slot.Charge);
+            _context.Budget.Release(slot.Charge);
             CloseDescriptor(slot);
             Fail(slot, ex);
             return 1;
         }
 
-        if (_ring.TryClose(slot.Fd, OperationClose, _run.Hooks.DeferRingCloses))
+        if (_ring.TryClose(slot.Fd, OperationClose, _context.Hooks.DeferRingCloses))
         {
             _closesInKernel++;
         }
@@ -668,14 +674,14 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
         }
 
         slot.Fd = -1;
-        _run.PublishRead(slot.Index, contents, slot.Charge, slot.Started);
+        _delivery.PublishRead(slot.Index, contents, slot.Charge, slot.Started);
         Finish(slot);
         return 1;
     }
 
     private void Fail(Slot slot, Exception ex)
     {
-        _run.PublishFailure(slot.Index, ex);
+        _delivery.PublishFailure(slot.Index, ex);
         Finish(slot);
     }
 
@@ -709,7 +715,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
 
     private void Finish(Slot slot)
     {
-        _run.Instruments.ReadEnded(slot.Counted);
+        _context.Instruments.ReadEnded(slot.Counted);
         slot.State = SlotState.Free;
         slot.Fd = -1;
         slot.Index = -1;
