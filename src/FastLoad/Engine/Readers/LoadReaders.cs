@@ -33,7 +33,6 @@ internal sealed class LoadReaders(LoadContext context, DeliveryChannel.DeliveryW
     private StorageDevice? _device;
     private bool _callerAlone;
     private int _ringStorageSettling;
-    private volatile bool _ringStorageSettled;
     private volatile bool _retired;
 
     /// <summary>
@@ -211,7 +210,7 @@ internal sealed class LoadReaders(LoadContext context, DeliveryChannel.DeliveryW
         int count = RingReader.RingsFor(context.Options, kind, files);
         int total = RingReader.DepthFor(context.Options, kind, files);
         int cachedDepth = count == 1 ? RingReader.CachedDepthAlone : RingReader.CachedDepth;
-        RingReader? first = RingReader.TryCreate(context, delivery, this, RingReader.ShareOf(total, count, 0), cachedDepth, out string? refusal);
+        RingReader? first = RingReader.TryCreate(context, delivery, RingReader.ShareOf(total, count, 0), cachedDepth, out string? refusal);
         if (first is null)
         {
             context.Logger?.IoUringUnavailable(refusal!);
@@ -224,7 +223,7 @@ internal sealed class LoadReaders(LoadContext context, DeliveryChannel.DeliveryW
         while (created < count)
         {
             // A ring the kernel refuses now (too many in the process) leaves its share to the others.
-            if (RingReader.TryCreate(context, delivery, this, RingReader.ShareOf(total, count, created), cachedDepth, out _) is not { } helper)
+            if (RingReader.TryCreate(context, delivery, RingReader.ShareOf(total, count, created), cachedDepth, out _) is not { } helper)
             {
                 Array.Resize(ref rings, created);
                 break;
@@ -250,17 +249,17 @@ internal sealed class LoadReaders(LoadContext context, DeliveryChannel.DeliveryW
         // A set the first ring takes in one go needs no description: the kernel has every request at once and orders
         // them for the device itself. A larger one is described by the first ring that waits for the device (one on a
         // spinning disk gives the rest of the set to the pipeline); a helper does it on its own thread.
-        bool describe = files > first.Depth;
-        if (describe)
+        Action? settleStorage = files > first.Depth ? SettleRingStorage : null;
+        if (settleStorage is not null)
         {
-            first.SettleStorageAtFirstWait(onThisThread: false);
+            first.SettleStorageAtFirstWait(onThisThread: false, settleStorage);
         }
 
         for (int ring = 1; ring < rings.Length; ring++)
         {
-            if (describe)
+            if (settleStorage is not null)
             {
-                rings[ring].SettleStorageAtFirstWait(onThisThread: true);
+                rings[ring].SettleStorageAtFirstWait(onThisThread: true, settleStorage);
             }
 
             if (!StartHelper(rings[ring]))
@@ -316,17 +315,12 @@ internal sealed class LoadReaders(LoadContext context, DeliveryChannel.DeliveryW
     }
 
     /// <summary>
-    /// Whether <see cref="SettleRingStorage"/> is done: the rings read at full depth only then, once the rest of a set
-    /// on a spinning disk went to the pipeline.
-    /// </summary>
-    internal bool RingStorageSettled => _ringStorageSettled;
-
-    /// <summary>
     /// Describes the storage for the rings: a spinning disk leaves the rest of the set to the pipeline's lane in
     /// physical order (with input order, which the pipeline cannot take over, the first ring reads a few files at once
     /// and the others stop). The load does not wait for the description: a load that ended meanwhile is left as it is.
+    /// The rings read at full depth only once it is done, once the rest of a set on a spinning disk went to the pipeline.
     /// </summary>
-    internal void SettleRingStorage()
+    private void SettleRingStorage()
     {
         if (Interlocked.Exchange(ref _ringStorageSettling, 1) != 0)
         {
@@ -360,7 +354,10 @@ internal sealed class LoadReaders(LoadContext context, DeliveryChannel.DeliveryW
         }
         finally
         {
-            _ringStorageSettled = true;
+            foreach (RingReader ring in Volatile.Read(ref _rings)!)
+            {
+                ring.StorageSettled();
+            }
         }
     }
 

@@ -1,6 +1,3 @@
-using System.Buffers;
-using System.Runtime.InteropServices;
-using System.Text;
 using FastLoad.FileSystem;
 using Microsoft.Win32.SafeHandles;
 
@@ -18,7 +15,7 @@ namespace FastLoad.Engine;
 /// drives the first ring (<see cref="Drive"/>), a reader thread each other one (<see cref="Run"/>); <see cref="Limit"/>
 /// and <see cref="StopClaiming"/> are for any thread.
 /// </summary>
-internal sealed unsafe class RingReader : ConsumerThreadReader
+internal sealed unsafe partial class RingReader : ConsumerThreadReader
 {
     /// <summary>Files in flight at most over a load's rings: deep enough for a native reader to reach an SSD's limit (docs/startup.md).</summary>
     internal const int MaxDepth = 128;
@@ -43,22 +40,11 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     /// </summary>
     internal const int CachedDepthAlone = 8;
 
-    // Room for a path and its NUL in each slot; a longer path (rare: PATH_MAX is 4096) is opened the ordinary way.
-    private const int PathCapacity = 1024;
-
-    private const ulong OperationOpen = 1;
-    private const ulong OperationRead = 2;
-    private const ulong OperationClose = 3;
-
     private readonly LoadContext _context;
     private readonly DeliveryChannel.DeliveryWriter _delivery;
-    private readonly LoadReaders _readers;
     private readonly IoUring _ring;
-    private readonly Slot[] _slots;
-    private readonly int[] _free;
-    private readonly NativeContents _paths;
+    private readonly RingSlots _slots;
     private readonly bool _clearNonBlocking;
-    private int _freeCount;
     private int _inKernel;
     private int _closesInKernel;
     private volatile int _depth;
@@ -69,34 +55,22 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     private int _readsInKernel;
     private bool _parallelismCounted;
     private SettleAt _settle;
-    private bool _describesStorage;
+    private Action? _settleStorage;
+    private volatile bool _storageSettled;
     private bool _disposing;
     private bool _disposed;
 
-    private RingReader(LoadContext context, DeliveryChannel.DeliveryWriter delivery, LoadReaders readers, IoUring ring, int depth, int cachedDepth)
+    private RingReader(LoadContext context, DeliveryChannel.DeliveryWriter delivery, IoUring ring, int depth, int cachedDepth)
     {
         _cachedDepth = cachedDepth;
         _context = context;
         _delivery = delivery;
-        _readers = readers;
         _ring = ring;
         _depth = depth;
-        _slots = new Slot[depth];
-        _free = new int[depth];
-        for (int slot = depth - 1; slot >= 0; slot--)
-        {
-            _slots[slot] = new Slot(slot);
-            _free[_freeCount++] = slot;
-        }
+        _slots = new RingSlots(depth);
 
-        // Native memory that stays put until the reader is disposed, after its last open completed. From the pool, not
-        // fresh: the room spans a page for every four slots, and a page written for the first time costs a fault, which
-        // every load would otherwise pay again.
-        _paths = NativeBlockPool.Rent(depth * PathCapacity);
-        // Before Linux 5.15 io_uring treats a file opened O_NONBLOCK as one whose reads must not wait, so a cold read
-        // comes back EAGAIN; the flag (which keeps the open of a FIFO from blocking) is cleared once the file is known
-        // regular. No flag marks 5.15 itself: kernels without 5.17's are treated as older (an fcntl more per file).
-        _clearNonBlocking = (ring.Features & Interop.IoUringFeatureCqeSkip) == 0 || context.Hooks.SimulateKernelBefore515;
+        // The open's O_NONBLOCK is cleared once the file is known regular, where the kernel would not let its read wait.
+        _clearNonBlocking = ring.NonBlockingReadsMayNotWait || context.Hooks.SimulateKernelBefore515;
         _parallelismCounted = context.Instruments.ParallelismChanged(depth);
     }
 
@@ -110,7 +84,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     private int ReadsAllowed => _waitedForDevice ? _depth : Math.Min(_depth, _cachedDepth);
 
     /// <summary>Slots holding a file: opening, waiting for the budget, or reading.</summary>
-    private int InUse => _slots.Length - _freeCount;
+    private int InUse => _slots.InUse;
 
     /// <summary>How many files a load of <paramref name="fileCount"/> files reads at once over all its rings.</summary>
     public static int DepthFor(FileLoaderOptions options, StorageKind kind, int fileCount)
@@ -138,11 +112,10 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     /// <summary>A reader for a load, or <see langword="null"/> with the reason where the kernel offers no ring.</summary>
     /// <param name="context">The load.</param>
     /// <param name="delivery">Where the files read go.</param>
-    /// <param name="readers">The load's readers.</param>
     /// <param name="depth">Files read at once once a read waits for the device.</param>
     /// <param name="cachedDepth">Files read at once before (<see cref="CachedDepth"/> or <see cref="CachedDepthAlone"/>).</param>
     /// <param name="refusal">Why the kernel offers no ring.</param>
-    public static RingReader? TryCreate(LoadContext context, DeliveryChannel.DeliveryWriter delivery, LoadReaders readers, int depth, int cachedDepth, out string? refusal)
+    public static RingReader? TryCreate(LoadContext context, DeliveryChannel.DeliveryWriter delivery, int depth, int cachedDepth, out string? refusal)
     {
         if (context.Hooks.SimulateRingRefusal)
         {
@@ -153,7 +126,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
         // An open or a read, and a close, per file can be waiting at once. Sized for the deepest ring a load makes by
         // default, so that any later load can take it over (IoUring.Rent).
         IoUring? ring = IoUring.Rent((uint)(2 * Math.Max(depth, MaxDepth)), out refusal);
-        return ring is null ? null : new RingReader(context, delivery, readers, ring, depth, cachedDepth);
+        return ring is null ? null : new RingReader(context, delivery, ring, depth, cachedDepth);
     }
 
     /// <summary>Lowers the files read at once (a spinning disk wants few); files already started finish. Any thread.</summary>
@@ -169,6 +142,12 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
             }
         }
     }
+
+    /// <summary>
+    /// The storage is described, and the load settled on how to read it: the ring may read at full depth once a read
+    /// waits for the device. Any thread.
+    /// </summary>
+    public void StorageSettled() => _storageSettled = true;
 
     /// <summary>Starts no more files: the pipeline takes the rest, or the load stops. Any thread.</summary>
     public void StopClaiming() => _claiming = false;
@@ -232,14 +211,14 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     public void Run() => RunOnReaderThread();
 
     /// <summary>
-    /// Has the load's storage described (<see cref="LoadReaders.SettleRingStorage"/>) the first time this ring waits
-    /// for the kernel: on this thread, or on a reader thread of its own when the consumer drives this ring. A load
-    /// whose files are all cached never waits, and describes nothing.
+    /// Calls <paramref name="settleStorage"/> (which describes the load's storage) the first time this ring waits for
+    /// the kernel: on this thread, or on a reader thread of its own when the consumer drives this ring. A load whose
+    /// files are all cached never waits, and describes nothing.
     /// </summary>
-    public void SettleStorageAtFirstWait(bool onThisThread)
+    public void SettleStorageAtFirstWait(bool onThisThread, Action settleStorage)
     {
         _settle = onThisThread ? SettleAt.FirstWaitHere : SettleAt.FirstWaitElsewhere;
-        _describesStorage = true;
+        _settleStorage = settleStorage;
     }
 
     /// <summary>
@@ -271,11 +250,11 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
         finally
         {
             _disposed = true;
-            foreach (Slot slot in _slots)
+            foreach (RingSlot slot in _slots.All)
             {
-                if (slot.State == SlotState.WaitingForBudget)
+                if (slot.State == RingSlotState.WaitingForBudget)
                 {
-                    CloseDescriptor(slot);
+                    slot.CloseDescriptor();
                     Finish(slot);
                 }
             }
@@ -290,7 +269,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
                 _ring.Dispose();
             }
 
-            _paths.Dispose();
+            _slots.Dispose();
             lock (_slots)
             {
                 if (_parallelismCounted)
@@ -334,9 +313,9 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     /// </summary>
     private bool WaitForRoom()
     {
-        foreach (Slot slot in _slots)
+        foreach (RingSlot slot in _slots.All)
         {
-            if (slot.State == SlotState.WaitingForBudget)
+            if (slot.State == RingSlotState.WaitingForBudget)
             {
                 try
                 {
@@ -368,7 +347,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     /// <returns>Whether the ring reads at full depth now.</returns>
     private bool TryReadAtFullDepth()
     {
-        if (_describesStorage && !_readers.RingStorageSettled)
+        if (_settleStorage is not null && !_storageSettled)
         {
             return false;
         }
@@ -388,7 +367,8 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
         }
     }
 
-    private bool CanClaim => _claiming && !_context.StopToken.IsCancellationRequested && !_readers.Retired;
+    // A ring stops claiming before the pipeline takes the rest of the set (StopClaiming).
+    private bool CanClaim => _claiming && !_context.StopToken.IsCancellationRequested;
 
     private void SettleStorageOnce()
     {
@@ -396,12 +376,12 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
         _settle = SettleAt.Never;
         if (settle == SettleAt.FirstWaitHere)
         {
-            _readers.SettleRingStorage();
+            _settleStorage!();
         }
         else if (settle == SettleAt.FirstWaitElsewhere)
         {
             // Not on the consumer's thread: describing a device costs a new process milliseconds of first-time code.
-            ReaderThreadPool.Shared.Run(static readers => ((LoadReaders)readers!).SettleRingStorage(), _readers);
+            ReaderThreadPool.Shared.Run(static settle => ((Action)settle!)(), _settleStorage);
         }
     }
 
@@ -424,8 +404,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
     private int Open(int index)
     {
         string path = _context.Files.PathAt(index);
-        int number = _free[--_freeCount];
-        Slot slot = _slots[number];
+        RingSlot slot = _slots.Rent();
         slot.Index = index;
         slot.Started = _context.Time.GetTimestamp();
         slot.Counted = _context.Instruments.ReadStarted();
@@ -433,8 +412,8 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
         try
         {
             _context.Files.CheckName(index, path);
-            byte* pathBytes = _paths.Pointer + ((long)number * PathCapacity);
-            if (!TryEncode(path, pathBytes) || !_ring.TryOpen(pathBytes, ReadableFile.ReadFlags, UserData(number, OperationOpen)))
+            byte* pathBytes = _slots.PathOf(slot, path);
+            if (pathBytes is null || !_ring.TryOpen(pathBytes, ReadableFile.ReadFlags, slot.UserData(RingOperation.Open)))
             {
                 // A path the ring cannot take (too long, or with a NUL) or a full queue: the ordinary open says what
                 // is wrong with the path.
@@ -442,7 +421,7 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
                 return Opened(slot, (int)handle.DangerousGetHandle(), length, handle);
             }
 
-            slot.State = SlotState.Opening;
+            slot.State = RingSlotState.Opening;
             _inKernel++;
             return 0;
         }
@@ -453,328 +432,10 @@ internal sealed unsafe class RingReader : ConsumerThreadReader
         }
     }
 
-    /// <summary>Handles every result the kernel has posted; returns how many files were published.</summary>
-    private int Reap()
-    {
-        int published = 0;
-        while (_ring.TryPeek(out ulong userData, out int result))
-        {
-            _ring.Advance();
-            switch (userData & 0xFF)
-            {
-                case OperationClose:
-                    // A close's result is not looked at: a descriptor that was only read from has nothing to lose on close.
-                    _closesInKernel--;
-                    break;
-                case OperationOpen:
-                    _inKernel--;
-                    published += OpenCompleted(_slots[(int)(userData >> 8)], result);
-                    break;
-                default:
-                    _inKernel--;
-                    published += ReadCompleted(_slots[(int)(userData >> 8)], result);
-                    break;
-            }
-        }
-
-        return published;
-    }
-
-    /// <summary>An open completed: checks what was opened and starts its read when the budget allows.</summary>
-    private int OpenCompleted(Slot slot, int result)
-    {
-        string path = _context.Files.PathAt(slot.Index);
-        try
-        {
-            if (result >= 0)
-            {
-                slot.Fd = result;
-                FileStatus status = FileStatus.GetLinux(result, path);
-                return Opened(slot, result, status.Kind == FileKind.Regular ? status.Length : throw ReadableFile.NotRegularFile(path, status.Kind), handle: null);
-            }
-
-            if (-result is not (Interop.EINTR or Interop.EAGAIN or Interop.ECANCELED))
-            {
-                throw NativeErrors.ForPath(-result, path, "open");
-            }
-
-            // Not done by the kernel (interrupted, or the thread that asked has exited): the ordinary open.
-            SafeFileHandle handle = ReadableFile.Open(path, out long length);
-            return Opened(slot, (int)handle.DangerousGetHandle(), length, handle);
-        }
-        catch (Exception ex)
-        {
-            CloseDescriptor(slot);
-            Fail(slot, ex);
-            return 1;
-        }
-    }
-
-    /// <summary>
-    /// A regular file is open (by the ring, or by <paramref name="handle"/> the ordinary way, whose descriptor the slot
-    /// takes over): its read starts when its bytes fit the budget.
-    /// </summary>
-    /// <returns>How many files that published (1 when it was read here, 0 when its read is in the kernel or waits).</returns>
-    private int Opened(Slot slot, int fd, long length, SafeFileHandle? handle)
-    {
-        handle?.SetHandleAsInvalid();
-        slot.Fd = fd;
-        if (_disposing)
-        {
-            // The ring is closing: opens still completing are closed, not read.
-            CloseDescriptor(slot);
-            Finish(slot);
-            return 0;
-        }
-
-        if (_clearNonBlocking && length > 0)
-        {
-            ClearNonBlocking(fd);
-        }
-
-        slot.Length = length;
-        slot.Charge = _context.ReadSettings.BudgetCharge(length);
-        slot.State = SlotState.WaitingForBudget;
-        return TryStartRead(slot);
-    }
-
-    /// <summary>Starts the reads of opened files whose bytes now fit the budget; returns how many files that published.</summary>
-    private int StartWaitingReads()
-    {
-        int published = 0;
-        foreach (Slot slot in _slots)
-        {
-            if (slot.State == SlotState.WaitingForBudget)
-            {
-                published += TryStartRead(slot);
-            }
-        }
-
-        return published;
-    }
-
-    /// <summary>
-    /// Takes the file's bytes from the budget without waiting (on the consumer's thread only this thread frees them),
-    /// and starts its read; returns how many files that published.
-    /// </summary>
-    private int TryStartRead(Slot slot) => _context.Budget.TryAcquire(slot.Charge, slot.Index) ? StartRead(slot) : 0;
-
-    /// <summary>Reads a file whose charge is taken: in the ring, or elsewhere where the ring should not.</summary>
-    /// <returns>How many files that published (1 when it was read or failed here, 0 when its read is in the kernel or elsewhere).</returns>
-    private int StartRead(Slot slot)
-    {
-        ReadSettings settings = _context.ReadSettings;
-        long length = slot.Length;
-        if (length == 0 || settings.IsLarge(length))
-        {
-            var handle = new SafeFileHandle(slot.Fd, ownsHandle: true);
-            int index = slot.Index;
-            long charge = slot.Charge;
-            slot.Fd = -1;
-            Finish(slot);
-            // A large file's strategies (several reads in flight, unbuffered, mapped) run on a reader thread: here they
-            // would hold up every other file of the ring until the large one is in. So do pseudo files (they report 0
-            // and have content), which are charged as they are read and may wait for the budget.
-            BlockingReads.ReadOpenedOnReaderThread(_context, _delivery, index, handle, length, charge);
-            return 0;
-        }
-
-        try
-        {
-            FileContents contents = settings.UsesNativeBlock(length) ? NativeBlockPool.Rent(length) : RentArray(settings, length);
-            slot.Contents = contents;
-            slot.Pin = contents.Pin();
-            while (!_ring.TryRead(slot.Fd, (byte*)slot.Pin.Pointer, (uint)length, 0, UserData(slot.Number, OperationRead)))
-            {
-                // Closes written since the last submission fill the queue: they go first.
-                Submit(wait: false);
-            }
-        }
-        catch (Exception ex)
-        {
-            // Nothing was submitted for this file: its buffer and charge go back, and only it fails.
-            ReleaseContents(slot);
-            _context.Budget.Release(slot.Charge);
-            CloseDescriptor(slot);
-            Fail(slot, ex);
-            return 1;
-        }
-
-        slot.State = SlotState.Reading;
-        _inKernel++;
-        _readsUnsubmitted++;
-        return 0;
-    }
-
-    // Out of line: with the default buffers a load never takes an array, nor sets up a pool for one.
-    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
-    private static PooledContents RentArray(ReadSettings settings, long length) => new(settings.Pool.Rent((int)length), (int)length, settings.Pool);
-
-    /// <summary>A read completed: publishes the file, finishing a short read on this thread.</summary>
-    private int ReadCompleted(Slot slot, int result)
-    {
-        // Counts for telling cached files from the device's; a submission cut short leaves them rough, not wrong.
-        if (_readsInKernel > 0)
-        {
-            _readsInKernel--;
-        }
-        else if (_readsUnsubmitted > 0)
-        {
-            _readsUnsubmitted--;
-        }
-
-        FileContents contents = slot.Contents!;
-        slot.Pin.Dispose();
-        slot.Pin = default;
-        slot.Contents = null;
-        string path = _context.Files.PathAt(slot.Index);
-        if (_context.Hooks.SimulateKernelBefore515 && result >= 0 && IsNonBlocking(slot.Fd))
-        {
-            result = -Interop.EAGAIN;
-        }
-
-        try
-        {
-            if (result < 0 && -result is not (Interop.EINTR or Interop.EAGAIN or Interop.ECANCELED))
-            {
-                throw new IOException($"Could not read '{path}' at offset 0: {Marshal.GetPInvokeErrorMessage(-result)}", -result);
-            }
-
-            int read = Math.Max(result, 0);
-            if (read < slot.Length)
-            {
-                // Short, or not done by the kernel: the rest the ordinary way; a file that shrank ends where it ends.
-                _context.Hooks.RingReadFinishedHere();
-                using var handle = new SafeFileHandle(slot.Fd, ownsHandle: false);
-                Span<byte> destination = contents.Slice(0, (int)slot.Length);
-                while (read < slot.Length && WholeFileReader.ReadAt(handle, path, destination[read..], read) is > 0 and int more)
-                {
-                    read += more;
-                }
-
-                contents.Truncate(read);
-            }
-        }
-        catch (Exception ex)
-        {
-            contents.Dispose();
-            _context.Budget.Release(slot.Charge);
-            CloseDescriptor(slot);
-            Fail(slot, ex);
-            return 1;
-        }
-
-        if (_ring.TryClose(slot.Fd, OperationClose, _context.Hooks.DeferRingCloses))
-        {
-            _closesInKernel++;
-        }
-        else
-        {
-            Interop.Close(slot.Fd);
-        }
-
-        slot.Fd = -1;
-        _delivery.PublishRead(slot.Index, contents, slot.Charge, slot.Started);
-        Finish(slot);
-        return 1;
-    }
-
-    private void Fail(Slot slot, Exception ex)
-    {
-        _delivery.PublishFailure(slot.Index, ex);
-        Finish(slot);
-    }
-
-    private static void ReleaseContents(Slot slot)
-    {
-        slot.Pin.Dispose();
-        slot.Pin = default;
-        slot.Contents?.Dispose();
-        slot.Contents = null;
-    }
-
-    private static void ClearNonBlocking(int fd)
-    {
-        int flags = Interop.Fcntl(fd, Interop.FcntlGetFlags, 0);
-        if (flags >= 0 && (flags & Interop.OpenNonBlocking) != 0)
-        {
-            Interop.Fcntl(fd, Interop.FcntlSetFlags, flags & ~Interop.OpenNonBlocking);
-        }
-    }
-
-    private static bool IsNonBlocking(int fd) => (Interop.Fcntl(fd, Interop.FcntlGetFlags, 0) & Interop.OpenNonBlocking) != 0;
-
-    private static void CloseDescriptor(Slot slot)
-    {
-        if (slot.Fd >= 0)
-        {
-            Interop.Close(slot.Fd);
-            slot.Fd = -1;
-        }
-    }
-
-    private void Finish(Slot slot)
-    {
-        _context.Instruments.ReadEnded(slot.Counted);
-        slot.State = SlotState.Free;
-        slot.Fd = -1;
-        slot.Index = -1;
-        _free[_freeCount++] = slot.Number;
-    }
-
-    private static ulong UserData(int slot, ulong operation) => ((ulong)slot << 8) | operation;
-
-    /// <summary>The path as UTF-8 with its NUL; <see langword="false"/> when it does not fit or holds a NUL of its own.</summary>
-    /// <remarks>
-    /// The span over the string is made from its characters: the string's own conversion to a span names
-    /// <c>MemoryExtensions</c>, whose framework assembly a new process would load for it on the first load's path.
-    /// </remarks>
-    private static bool TryEncode(string path, byte* destination)
-    {
-        if (path.Contains('\0', StringComparison.Ordinal))
-        {
-            return false;
-        }
-
-        int written;
-        fixed (char* chars = path)
-        {
-            if (!Encoding.UTF8.TryGetBytes(new ReadOnlySpan<char>(chars, path.Length), new Span<byte>(destination, PathCapacity - 1), out written))
-            {
-                return false;
-            }
-        }
-
-        destination[written] = 0;
-        return true;
-    }
-
     private enum SettleAt
     {
         Never,
         FirstWaitHere,
         FirstWaitElsewhere,
-    }
-
-    private enum SlotState
-    {
-        Free,
-        Opening,
-        WaitingForBudget,
-        Reading,
-    }
-
-    private sealed class Slot(int number)
-    {
-        public readonly int Number = number;
-        public int Index = -1;
-        public int Fd = -1;
-        public long Length;
-        public long Charge;
-        public long Started;
-        public bool Counted;
-        public SlotState State;
-        public FileContents? Contents;
-        public MemoryHandle Pin;
     }
 }
