@@ -10,32 +10,19 @@ internal sealed record PipelineSummary(int CurrentParallelism, int InitialParall
 /// which reads it at a parallelism its controller corrects from measured throughput, in physical order on a spinning
 /// disk. Large sets and spinning disks use it; it runs beside the direct readers until it reads, then alone.
 /// </summary>
-internal sealed class Pipeline
+internal sealed class Pipeline(
+    LoadContext context, DeliveryChannel.DeliveryWriter delivery, LoadReaders readers, StorageDevice? firstDevice, DirectoryDevices? knownDevices)
 {
     // Files statted for the lanes' size prior when no read has told it yet (a load the pipeline starts alone).
     private const int SampleSize = 16;
 
-    private readonly LoadContext _context;
-    private readonly DeliveryChannel.DeliveryWriter _delivery;
-    private readonly LoadReaders _readers;
-    private StorageDevice? _firstDevice;
-    private readonly DirectoryDevices? _knownDevices;
     private readonly Dictionary<ulong, DeviceLane> _lanes = [];
     private readonly TaskCompletionSource _firstRead = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private StorageDevice? _firstDevice = firstDevice;
     private volatile bool _reading;
 
-    private Pipeline(LoadContext context, DeliveryChannel.DeliveryWriter delivery, LoadReaders readers, StorageDevice? firstDevice, DirectoryDevices? knownDevices)
-    {
-        _context = context;
-        _delivery = delivery;
-        _readers = readers;
-        _firstDevice = firstDevice;
-        _knownDevices = knownDevices;
-        Completion = Task.CompletedTask;
-    }
-
     /// <summary>Completes when every file the pipeline claimed was read and published.</summary>
-    public Task Completion { get; private set; }
+    public Task Completion { get; private set; } = Task.CompletedTask;
 
     /// <summary>Whether a lane has started reading (the direct readers then stop).</summary>
     public bool IsReading => _reading;
@@ -81,38 +68,38 @@ internal sealed class Pipeline
         {
             await ProduceCoreAsync().ConfigureAwait(false);
         }
-        catch (OperationCanceledException) when (_context.StopToken.IsCancellationRequested)
+        catch (OperationCanceledException) when (context.StopToken.IsCancellationRequested)
         {
             // The load was stopped; what was claimed and not read is never handed over.
         }
         catch (Exception ex)
         {
-            _delivery.Fail(ex);
+            delivery.Fail(ex);
         }
     }
 
     private async Task ProduceCoreAsync()
     {
-        CancellationToken cancellationToken = _context.StopToken;
+        CancellationToken cancellationToken = context.StopToken;
 
         // Input order needs one feeder (slots are taken in the set's order), so one lane for all devices.
-        DirectoryDevices? devices = _context.Options.Ordering == LoadOrdering.Completion ? _knownDevices ?? new DirectoryDevices() : null;
-        bool waitForFirstRead = _readers.HasDirectReaders;
+        DirectoryDevices? devices = context.Options.Ordering == LoadOrdering.Completion ? knownDevices ?? new DirectoryDevices() : null;
+        bool waitForFirstRead = readers.HasDirectReaders;
         try
         {
-            while (!cancellationToken.IsCancellationRequested && _context.Files.TryClaim(out int index))
+            while (!cancellationToken.IsCancellationRequested && context.Files.TryClaim(out int index))
             {
-                string path = _context.Files.PathAt(index);
+                string path = context.Files.PathAt(index);
                 ulong key = devices?.Of(path) ?? 0;
                 if (!_lanes.TryGetValue(key, out DeviceLane? lane))
                 {
                     lane = CreateLane(key, index);
                     _lanes.Add(key, lane);
-                    lane.Start(_context.Options.Scheduling, cancellationToken);
+                    lane.Start(context.Options.Scheduling, cancellationToken);
                 }
 
                 lane.Add(new PlannedFile(index, path, key));
-                if (!_reading && waitForFirstRead && !lane.OrdersPhysically && !_readers.Retired)
+                if (!_reading && waitForFirstRead && !lane.OrdersPhysically && !readers.Retired)
                 {
                     // Until a lane reads (in a new process its code is still being compiled), the direct readers
                     // take the other files; the pipeline then takes every file left. A lane in physical order reads
@@ -138,11 +125,11 @@ internal sealed class Pipeline
 
     private DeviceLane CreateLane(ulong deviceId, int firstIndex)
     {
-        StorageDevice device = _lanes.Count == 0 || deviceId == 0 ? _firstDevice ??= _readers.DescribeDevice(_context.Files.PathAt(firstIndex)) : DescribeDevice(deviceId);
-        FileLoaderOptions options = _context.Options;
+        StorageDevice device = _lanes.Count == 0 || deviceId == 0 ? _firstDevice ??= readers.DescribeDevice(context.Files.PathAt(firstIndex)) : DescribeDevice(deviceId);
+        FileLoaderOptions options = context.Options;
         StorageKind kind = options.Storage ?? device.Kind;
-        long meanLength = _delivery.MeanLengthSeen(fallback: 0) is > 0 and long seen ? seen : SampleMeanLength(firstIndex);
-        int fileCount = Math.Max(1, _context.Files.Left + 1);
+        long meanLength = delivery.MeanLengthSeen(fallback: 0) is > 0 and long seen ? seen : SampleMeanLength(firstIndex);
+        int fileCount = Math.Max(1, context.Files.Left + 1);
         int initial;
         int ceiling;
         ParallelismController? controller = null;
@@ -156,7 +143,7 @@ internal sealed class Pipeline
             ceiling = options.Adaptive ? ParallelismPolicy.Ceiling(kind, initial, meanLength, fileCount, options.MemoryBudget) : initial;
             if (options.Adaptive && ParallelismPolicy.Adapts(kind) && ceiling > 1)
             {
-                controller = new ParallelismController(initial, ceiling, countFiles: meanLength <= ParallelismPolicy.SmallFileLimit, _context.Time);
+                controller = new ParallelismController(initial, ceiling, countFiles: meanLength <= ParallelismPolicy.SmallFileLimit, context.Time);
             }
         }
 
@@ -166,14 +153,14 @@ internal sealed class Pipeline
             PhysicalOrder.Auto => kind == StorageKind.Rotational && options.Ordering == LoadOrdering.Completion,
             _ => false,
         };
-        _context.Logger?.LaneStarting(device.ToString(), kind, initial, ceiling, controller is not null, physicalOrder);
-        return new DeviceLane(_context, _delivery, this, device, initial, ceiling, controller, physicalOrder);
+        context.Logger?.LaneStarting(device.ToString(), kind, initial, ceiling, controller is not null, physicalOrder);
+        return new DeviceLane(context, delivery, this, device, initial, ceiling, controller, physicalOrder);
     }
 
     /// <summary>The mean size of a few files spread over the set from <paramref name="first"/> on (statted: no read has told it yet).</summary>
     private long SampleMeanLength(int first)
     {
-        int count = _context.Files.Count - first;
+        int count = context.Files.Count - first;
         int samples = Math.Min(SampleSize, count);
         long total = 0;
         int regular = 0;
@@ -181,7 +168,7 @@ internal sealed class Pipeline
         {
             try
             {
-                FileStatus status = FileStatus.Get(_context.Files.PathAt(first + (int)((long)i * count / samples)));
+                FileStatus status = FileStatus.Get(context.Files.PathAt(first + (int)((long)i * count / samples)));
                 if (status.Kind == FileKind.Regular)
                 {
                     total += status.Length;
