@@ -22,12 +22,6 @@ internal sealed class DirectReaders
     // How often a thread above the limit looks again whether the load has ended (it is woken at once otherwise).
     private static readonly TimeSpan ParkTimeout = TimeSpan.FromMilliseconds(50);
 
-    // One thread for every few files: a set of ten is read by three threads and the caller's, not by a hundred.
-    private const int FilesPerThread = 4;
-
-    // Starting a thread costs about as much as reading a small file; more than this wait on the device, not on reads.
-    private const int MaxThreads = 64;
-
     private readonly LoadContext _context;
     private readonly DeliveryChannel.DeliveryWriter _delivery;
     private readonly LoadReaders _readers;
@@ -71,28 +65,6 @@ internal sealed class DirectReaders
         {
             Monitor.PulseAll(_park);
         }
-    }
-
-    /// <summary>How many direct readers a load of <paramref name="fileCount"/> files gets; 0 where only the pipeline should read.</summary>
-    public static int ThreadsFor(FileLoaderOptions options, StorageKind kind, int fileCount)
-    {
-        // The thread pool option asks for the pool's threads; physical order is the pipeline's.
-        if (options.Scheduling == IoScheduling.ThreadPool || options.PhysicalOrder == PhysicalOrder.On)
-        {
-            return 0;
-        }
-
-        int limit = options.MaxDegreeOfParallelism ?? kind switch
-        {
-            // A spinning disk wants few reads at once (with input order the direct readers are all there is).
-            StorageKind.Rotational => options.Ordering == LoadOrdering.Input ? ParallelismPolicy.RotationalShallowDepth : 0,
-
-            // Memory has no queue to fill: the copies are bound by the cores.
-            StorageKind.Memory => Math.Max(2, 2 * Environment.ProcessorCount),
-            _ => MaxThreads,
-        };
-        int byFiles = options.MaxDegreeOfParallelism is null ? (fileCount + FilesPerThread - 1) / FilesPerThread : fileCount;
-        return Math.Min(limit, Math.Max(1, byFiles));
     }
 
     public void Start()

@@ -16,17 +16,6 @@ namespace FastLoad.Engine;
 /// </summary>
 internal sealed class LoadReaders(LoadContext context, DeliveryChannel.DeliveryWriter delivery)
 {
-    /// <summary>Sets up to this size are read by the consumer's thread alone where no ring reads.</summary>
-    internal const int CallerAloneThreshold = 16;
-
-    // Files claimed and not handed over at most, per read at once and at least: enough to keep the device busy while
-    // the consumer is slow, few enough that a warm load reuses the buffers the consumer returns.
-    private const int DeliveryWindowPerRead = 2;
-    private const int MinDeliveryWindow = 64;
-
-    // The same for a load's cached reads when helper rings read on other cores (StartRings).
-    private const int HelperDeliveryWindowPerRead = 4;
-
     private RingReader[]? _rings;
     private DirectReaders? _direct;
     private Pipeline? _pipeline;
@@ -69,14 +58,14 @@ internal sealed class LoadReaders(LoadContext context, DeliveryChannel.DeliveryW
         FileLoaderOptions options = context.Options;
         int files = context.Files.Count;
         StorageKind kind = options.Storage ?? StorageKind.Unknown;
-        int threads = DirectReaders.ThreadsFor(options, kind, files);
-        if (threads > 0 && options.Scheduling == IoScheduling.IoUring && OperatingSystem.IsLinux() && StartRings(kind) is { } ring)
+        ReadPlan plan = ReadPlan.For(options, kind, files, Environment.ProcessorCount);
+        if (plan.UsesRings && OperatingSystem.IsLinux() && StartRings(plan, kind) is { } ring)
         {
             return ring;
         }
 
-        delivery.OpenWindow(Math.Max(MinDeliveryWindow, DeliveryWindowPerRead * Math.Min(files, ParallelismPolicy.MaxAdaptiveDepth)));
-        if (threads > 0 && files <= CallerAloneThreshold && options.MaxDegreeOfParallelism is null)
+        delivery.OpenWindow(plan.ThreadDeliveryWindow);
+        if (plan.CallerAlone)
         {
             // The device is described by a reader, not here: in a new process that costs more than reading a few files.
             _callerAlone = true;
@@ -84,9 +73,9 @@ internal sealed class LoadReaders(LoadContext context, DeliveryChannel.DeliveryW
             return new CallerReads(context, delivery, this);
         }
 
-        if (threads > 0)
+        if (plan.Threads > 0)
         {
-            _direct = new DirectReaders(context, delivery, this, threads);
+            _direct = new DirectReaders(context, delivery, this, plan.Threads);
             _direct.Start();
             return new CallerReads(context, delivery, this);
         }
@@ -161,7 +150,7 @@ internal sealed class LoadReaders(LoadContext context, DeliveryChannel.DeliveryW
         StorageKind kind = options.Storage ?? device.Kind;
         int files = context.Files.Count;
         DirectReaders readers = _direct!;
-        readers.Limit(DirectReaders.ThreadsFor(options, kind, files));
+        readers.Limit(ReadPlan.For(options, kind, files, Environment.ProcessorCount).Threads);
         bool large = options.MaxDegreeOfParallelism is null && files > DirectReaders.AdaptiveThreshold;
         DirectoryDevices? devices = large ? new DirectoryDevices() : null;
 
@@ -204,13 +193,11 @@ internal sealed class LoadReaders(LoadContext context, DeliveryChannel.DeliveryW
     /// Starts the rings, the consumer's first and, for a large set, one per other core on reader threads; returns the
     /// consumer's, or <see langword="null"/> where the kernel offers no ring (the load then reads on threads).
     /// </summary>
-    private RingReader? StartRings(StorageKind kind)
+    private RingReader? StartRings(ReadPlan plan, StorageKind kind)
     {
         int files = context.Files.Count;
-        int count = RingReader.RingsFor(context.Options, kind, files);
-        int total = RingReader.DepthFor(context.Options, kind, files);
-        int cachedDepth = count == 1 ? RingReader.CachedDepthAlone : RingReader.CachedDepth;
-        RingReader? first = RingReader.TryCreate(context, delivery, RingReader.ShareOf(total, count, 0), cachedDepth, out string? refusal);
+        int count = plan.Rings;
+        RingReader? first = RingReader.TryCreate(context, delivery, plan.RingShare(0), plan.RingCachedDepth, out string? refusal);
         if (first is null)
         {
             context.Logger?.IoUringUnavailable(refusal!);
@@ -223,7 +210,7 @@ internal sealed class LoadReaders(LoadContext context, DeliveryChannel.DeliveryW
         while (created < count)
         {
             // A ring the kernel refuses now (too many in the process) leaves its share to the others.
-            if (RingReader.TryCreate(context, delivery, RingReader.ShareOf(total, count, created), cachedDepth, out _) is not { } helper)
+            if (RingReader.TryCreate(context, delivery, plan.RingShare(created), plan.RingCachedDepth, out _) is not { } helper)
             {
                 Array.Resize(ref rings, created);
                 break;
@@ -236,15 +223,9 @@ internal sealed class LoadReaders(LoadContext context, DeliveryChannel.DeliveryW
         Volatile.Write(ref _rings, rings);
 
         // Until a read waits for the device, the files are cached and a narrow window lets the next ones reuse the
-        // blocks the consumer hands back. The consumer's own ring, alone, reads a batch and hands it over before it
-        // reads the next: the window is the batch. Helper rings on other cores need room to stay ahead of the
-        // consumer: with two files per read they would wait to be woken every few files.
-        int window = Math.Max(MinDeliveryWindow, DeliveryWindowPerRead * total);
-        int cachedWindow = rings.Length == 1
-            ? Math.Min(total, cachedDepth)
-            : HelperDeliveryWindowPerRead * cachedDepth * rings.Length;
-        delivery.OpenWindow(window, cachedWindow);
-        context.Logger?.LoadStarting(files, context.Files.Set, null, kind, total, false);
+        // blocks the consumer hands back.
+        delivery.OpenWindow(plan.RingDeliveryWindow, plan.RingCachedDeliveryWindow(rings.Length));
+        context.Logger?.LoadStarting(files, context.Files.Set, null, kind, plan.RingDepth, false);
 
         // A set the first ring takes in one go needs no description: the kernel has every request at once and orders
         // them for the device itself. A larger one is described by the first ring that waits for the device (one on a

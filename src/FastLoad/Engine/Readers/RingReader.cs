@@ -8,7 +8,7 @@ namespace FastLoad.Engine;
 /// <see cref="Depth"/> files, and as each open completes it asks the descriptor for the file's size (one <c>statx</c>),
 /// takes the bytes from the budget and writes the read and then the close. The kernel runs them all at once, so the
 /// device sees a deep queue without a thread per read; until one of its reads waits for the device, a ring keeps only
-/// a few files open (<see cref="CachedDepth"/>), so that cached files reuse the blocks the consumer returns. Cached
+/// a few files open (<see cref="ReadPlan.CachedDepth"/>), so that cached files reuse the blocks the consumer returns. Cached
 /// data is copied during the submitting system call, on the driving thread: a load gets a ring per core for that (see
 /// <see cref="LoadReaders"/>). A file the ring should not read (empty or pseudo files, large files with their own
 /// strategies) or a read the kernel could not do is read the ordinary way. Not thread-safe: the consumer's thread
@@ -17,29 +17,6 @@ namespace FastLoad.Engine;
 /// </summary>
 internal sealed unsafe partial class RingReader : ConsumerThreadReader
 {
-    /// <summary>Files in flight at most over a load's rings: deep enough for a native reader to reach an SSD's limit (docs/startup.md).</summary>
-    internal const int MaxDepth = 128;
-
-    /// <summary>A set gets one ring per this many files, up to one per core: below it, a thread costs more than it reads.</summary>
-    internal const int MinFilesPerRing = 128;
-
-    /// <summary>A ring reads at least this many files at once: shallower, a submission carries too few requests to pay.</summary>
-    internal const int MinDepthPerRing = 8;
-
-    /// <summary>
-    /// Files a ring keeps open at once until it first waits for the device. Cached files are copied during the
-    /// submission whatever the depth, and a few at a time let the consumer hand back blocks that the next files are
-    /// read into: fresh memory costs a page fault a page, more than copying a small file.
-    /// </summary>
-    internal const int CachedDepth = 16;
-
-    /// <summary>
-    /// <see cref="CachedDepth"/> for the consumer's ring when it reads a load alone: it reads between the files it hands
-    /// over, and smaller batches let more files reuse blocks. Helper rings need the larger batches to stay ahead of the
-    /// consumer without being woken every few files.
-    /// </summary>
-    internal const int CachedDepthAlone = 8;
-
     private readonly LoadContext _context;
     private readonly DeliveryChannel.DeliveryWriter _delivery;
     private readonly IoUring _ring;
@@ -80,40 +57,17 @@ internal sealed unsafe partial class RingReader : ConsumerThreadReader
     /// <summary>Whether the kernel has posted results not yet handled (a read of shared memory, no system call).</summary>
     public override bool HasResults => !_disposed && _ring.TryPeek(out _, out _);
 
-    /// <summary>Files read at once now: a few (<see cref="CachedDepth"/>) until a read waits for the device.</summary>
+    /// <summary>Files read at once now: a few (<see cref="ReadPlan.CachedDepth"/>) until a read waits for the device.</summary>
     private int ReadsAllowed => _waitedForDevice ? _depth : Math.Min(_depth, _cachedDepth);
 
     /// <summary>Slots holding a file: opening, waiting for the budget, or reading.</summary>
     private int InUse => _slots.InUse;
 
-    /// <summary>How many files a load of <paramref name="fileCount"/> files reads at once over all its rings.</summary>
-    public static int DepthFor(FileLoaderOptions options, StorageKind kind, int fileCount)
-    {
-        int limit = options.MaxDegreeOfParallelism ?? (kind == StorageKind.Rotational ? ParallelismPolicy.RotationalShallowDepth : MaxDepth);
-        return Math.Max(1, Math.Min(fileCount, limit));
-    }
-
-    /// <summary>How many rings read a load of <paramref name="fileCount"/> files: one per <see cref="MinFilesPerRing"/>, up to one per core.</summary>
-    public static int RingsFor(FileLoaderOptions options, StorageKind kind, int fileCount)
-    {
-        // A spinning disk's few reads at once, and input order's window, are kept simplest on one ring.
-        if (kind == StorageKind.Rotational || options.Ordering == LoadOrdering.Input)
-        {
-            return 1;
-        }
-
-        int rings = Math.Min(Environment.ProcessorCount, fileCount / MinFilesPerRing);
-        return Math.Clamp(rings, 1, Math.Max(1, DepthFor(options, kind, fileCount) / MinDepthPerRing));
-    }
-
-    /// <summary>The depth of ring <paramref name="ring"/> of <paramref name="rings"/> sharing <paramref name="total"/> reads at once.</summary>
-    public static int ShareOf(int total, int rings, int ring) => (total / rings) + (ring < total % rings ? 1 : 0);
-
     /// <summary>A reader for a load, or <see langword="null"/> with the reason where the kernel offers no ring.</summary>
     /// <param name="context">The load.</param>
     /// <param name="delivery">Where the files read go.</param>
     /// <param name="depth">Files read at once once a read waits for the device.</param>
-    /// <param name="cachedDepth">Files read at once before (<see cref="CachedDepth"/> or <see cref="CachedDepthAlone"/>).</param>
+    /// <param name="cachedDepth">Files read at once before (<see cref="ReadPlan.CachedDepth"/> or <see cref="ReadPlan.CachedDepthAlone"/>).</param>
     /// <param name="refusal">Why the kernel offers no ring.</param>
     public static RingReader? TryCreate(LoadContext context, DeliveryChannel.DeliveryWriter delivery, int depth, int cachedDepth, out string? refusal)
     {
@@ -125,7 +79,7 @@ internal sealed unsafe partial class RingReader : ConsumerThreadReader
 
         // An open or a read, and a close, per file can be waiting at once. Sized for the deepest ring a load makes by
         // default, so that any later load can take it over (IoUring.Rent).
-        IoUring? ring = IoUring.Rent((uint)(2 * Math.Max(depth, MaxDepth)), out refusal);
+        IoUring? ring = IoUring.Rent((uint)(2 * Math.Max(depth, ReadPlan.MaxRingDepth)), out refusal);
         return ring is null ? null : new RingReader(context, delivery, ring, depth, cachedDepth);
     }
 

@@ -30,7 +30,7 @@ internal sealed unsafe class IoUring : IDisposable
 
     // Rings kept open between loads. Creating one (the system call, its probe, three mappings) and closing it (the
     // kernel tears a ring down on a worker, on another core) cost a warm later load 15-19% of its time
-    // (docs/startup.md). A load uses at most one ring per core, and at most 16 (RingReader's depth over its least
+    // (docs/startup.md). A load uses at most one ring per core, and at most 16 (ReadPlan's ring depth over its least
     // depth per ring).
     // IORING_FEAT_NATIVE_WORKERS, new in Linux 5.12, the release that stopped charging a ring's memory to
     // RLIMIT_MEMLOCK (often 64 KiB): before it, a kept ring would take from what every process of the user may lock.
