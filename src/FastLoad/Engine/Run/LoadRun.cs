@@ -42,7 +42,7 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     }
 
     /// <summary>The readers of this load: which read it, and how many at once.</summary>
-    public LoadReaders Readers { get; }
+    private LoadReaders Readers { get; }
 
     /// <summary>The file <see cref="MoveNextAsync"/> handed over last.</summary>
     public LoadedFile Current { get; private set; } = null!;
