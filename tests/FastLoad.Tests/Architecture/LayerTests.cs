@@ -230,6 +230,31 @@ public class LayerTests
     }
 
     [Fact]
+    public void Sources_Readers_NeverUseTheLoadRun()
+    {
+        // A reader is given the load's context and the writer side of its delivery channel; the run is its consumer's.
+        LayerUse[] uses = [.. Library.Value.UsesOf("Engine/Readers/", "Engine/Run/LoadRun.cs")];
+
+        Assert.True(uses.Length == 0, string.Join(Environment.NewLine, uses.Select(use => $"{use.Path}:{use.Line} uses {use.Symbol}, written '{use.Written}'")));
+    }
+
+    [Fact]
+    public void UsesOf_ReaderNamingTheRun_IsReportedWithItsLineAndSymbol()
+    {
+        var sources = Sources(
+        [
+            ("Engine/Run/LoadRun.cs", "namespace FastLoad.Engine;\n\ninternal sealed class LoadRun { internal void Fail() { } }"),
+            ("Engine/Readers/RingReader.cs", "namespace FastLoad.Engine;\n\ninternal sealed class RingReader\n{\n    internal static void Stop(LoadRun run) => run.Fail();\n}"),
+            ("Engine/Run/LoadContext.cs", "namespace FastLoad.Engine;\n\ninternal sealed class LoadContext { internal LoadRun? Run; }"),
+        ]);
+
+        Assert.Empty(sources.UnresolvedNames());
+        Assert.Equal(
+            [(5, "FastLoad.Engine.LoadRun", "LoadRun"), (5, "FastLoad.Engine.LoadRun.Fail()", "run.Fail")],
+            sources.UsesOf("Engine/Readers/", "Engine/Run/LoadRun.cs").Select(use => (use.Line, use.Symbol, use.Written)));
+    }
+
+    [Fact]
     public void CodeLeftOut_UseUnderAnIf_IsReportedAndNotBound()
     {
         var sources = Sources(

@@ -174,6 +174,15 @@ internal sealed class SourceLayers
     public IEnumerable<LayerUse> UpwardUses() => _crossings.Value.Where(use => !use.From.Uses.Contains(use.To.Name));
 
     /// <summary>
+    /// Each name in the files under <paramref name="folder"/> (relative to src/FastLoad, ending in '/') that binds to a
+    /// symbol declared in <paramref name="declaringFile"/>: a rule inside one layer, such as which type a folder may not
+    /// reach.
+    /// </summary>
+    public IEnumerable<LayerUse> UsesOf(string folder, string declaringFile) => _sources
+        .Where(source => source.Layer is not null && source.Path.StartsWith(folder, StringComparison.Ordinal))
+        .SelectMany(source => Uses(source, (_, declaredIn) => declaredIn == declaringFile));
+
+    /// <summary>
     /// The cycles among the layers' dependencies as the sources have them, whatever <see cref="Layer.Uses"/> says:
     /// each as "A -> B (file) -> A (file)".
     /// </summary>
@@ -239,7 +248,14 @@ internal sealed class SourceLayers
     /// Each name in <paramref name="source"/>, doc comments included, that binds to a symbol of another layer: once per
     /// symbol and spelling, at its first line.
     /// </summary>
-    private IEnumerable<LayerUse> Crossings(Source source)
+    private IEnumerable<LayerUse> Crossings(Source source) => Uses(source, (layer, _) => layer != source.Layer);
+
+    /// <summary>
+    /// Each name in <paramref name="source"/>, doc comments included, that binds to a symbol of a layer whose
+    /// declaration <paramref name="wanted"/> accepts (the layer, the declaring file): once per symbol and spelling, at
+    /// its first line.
+    /// </summary>
+    private IEnumerable<LayerUse> Uses(Source source, Func<Layer, string, bool> wanted)
     {
         SemanticModel model = _compilation.GetSemanticModel(source.Tree);
         var seen = new HashSet<(string Symbol, string Written)>();
@@ -254,7 +270,7 @@ internal sealed class SourceLayers
             foreach (ISymbol bound in info.Symbol is { } symbol ? [symbol] : info.CandidateSymbols)
             {
                 ISymbol declared = Declaration(bound);
-                if (LayerOf(declared) is not (Layer layer, string declaredIn) || layer == source.Layer)
+                if (LayerOf(declared) is not (Layer layer, string declaredIn) || !wanted(layer, declaredIn))
                 {
                     continue;
                 }

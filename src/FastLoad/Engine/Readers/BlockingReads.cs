@@ -12,107 +12,108 @@ internal static class BlockingReads
 {
     /// <summary>Opens the file at <paramref name="index"/>, waits for its bytes to fit the budget, reads and publishes it.</summary>
     /// <returns>The bytes read; 0 when the file failed.</returns>
-    public static long ReadAndPublish(LoadRun run, int index) => ReadAndPublish(run, index, handle: null, 0, 0);
+    public static long ReadAndPublish(LoadContext context, DeliveryChannel.DeliveryWriter delivery, int index) => ReadAndPublish(context, delivery, index, handle: null, 0, 0);
 
     /// <summary>
-    /// As <see cref="ReadAndPublish(LoadRun, int)"/>, but waits for the budget without holding the thread: for reads on
+    /// As <see cref="ReadAndPublish(LoadContext, DeliveryChannel.DeliveryWriter, int)"/>, but waits for the budget without holding the thread: for reads on
     /// the shared thread pool, where a thread blocked on bytes that only the consumer frees would starve the consumer.
     /// </summary>
     /// <returns>The bytes read; 0 when the file failed.</returns>
-    public static async Task<long> ReadAndPublishAsync(LoadRun run, int index)
+    public static async Task<long> ReadAndPublishAsync(LoadContext context, DeliveryChannel.DeliveryWriter delivery, int index)
     {
         SafeFileHandle handle;
         long length, charge;
         try
         {
-            handle = Open(run, index, run.PathAt(index), out length, out charge);
+            handle = Open(context, index, context.Files.PathAt(index), out length, out charge);
         }
         catch (Exception ex)
         {
-            run.PublishFailure(index, ex);
+            delivery.PublishFailure(index, ex);
             return 0;
         }
 
         try
         {
-            await run.Budget.AcquireAsync(charge, index, run.StopToken).ConfigureAwait(false);
+            await context.Budget.AcquireAsync(charge, index, context.StopToken).ConfigureAwait(false);
         }
         catch (Exception ex)
         {
             handle.Dispose();
-            run.PublishFailure(index, ex);
+            delivery.PublishFailure(index, ex);
             return 0;
         }
 
-        return ReadAndPublish(run, index, handle, length, charge);
+        return ReadAndPublish(context, delivery, index, handle, length, charge);
     }
 
     /// <summary>Checks the file's name, opens it, and says what its bytes will be charged to the budget.</summary>
-    public static SafeFileHandle Open(LoadRun run, int index, string path, out long length, out long charge)
+    public static SafeFileHandle Open(LoadContext context, int index, string path, out long length, out long charge)
     {
-        run.CheckName(index, path);
+        context.Files.CheckName(index, path);
         SafeFileHandle handle = ReadableFile.Open(path, out length);
-        charge = run.ReadSettings.BudgetCharge(length);
+        charge = context.ReadSettings.BudgetCharge(length);
         return handle;
     }
 
     /// <summary>Reads a file opened elsewhere, whose <paramref name="charge"/> is taken, and publishes it.</summary>
-    /// <param name="run">The load.</param>
+    /// <param name="context">The load.</param>
+    /// <param name="delivery">Where the file goes.</param>
     /// <param name="index">The file's index in the set.</param>
     /// <param name="handle">The open file; closed here.</param>
     /// <param name="length">Its length when opened.</param>
     /// <param name="charge">What its bytes were charged to the budget.</param>
     /// <returns>The bytes read; 0 when the file failed.</returns>
-    public static long ReadOpenedAndPublish(LoadRun run, int index, SafeFileHandle handle, long length, long charge) =>
-        ReadAndPublish(run, index, handle, length, charge);
+    public static long ReadOpenedAndPublish(LoadContext context, DeliveryChannel.DeliveryWriter delivery, int index, SafeFileHandle handle, long length, long charge) =>
+        ReadAndPublish(context, delivery, index, handle, length, charge);
 
     /// <summary>
     /// Reads a file opened elsewhere, whose <paramref name="charge"/> is taken, on a reader thread, so that its strategies
     /// (several reads in flight, unbuffered, mapped) do not hold up the calling thread's other files. The load waits
     /// for that thread before it is disposed.
     /// </summary>
-    public static void ReadOpenedOnReaderThread(LoadRun run, int index, SafeFileHandle handle, long length, long charge)
+    public static void ReadOpenedOnReaderThread(LoadContext context, DeliveryChannel.DeliveryWriter delivery, int index, SafeFileHandle handle, long length, long charge)
     {
         Exception? error = null;
-        if (run.ReaderStarted())
+        if (context.Lifetime.ReaderStarted())
         {
             try
             {
-                ReaderThreadPool.Shared.Run(static read => ((OpenedRead)read!).Run(), new OpenedRead(run, index, handle, length, charge));
+                ReaderThreadPool.Shared.Run(static read => ((OpenedRead)read!).Run(), new OpenedRead(context, delivery, index, handle, length, charge));
                 return;
             }
             catch (Exception ex)
             {
                 // No thread could be started: the file fails, the others go on.
                 error = ex;
-                run.ReaderExited();
+                context.Lifetime.ReaderExited();
             }
         }
 
         handle.Dispose();
-        run.Budget.Release(charge);
-        run.PublishFailure(index, error ?? new OperationCanceledException(run.StopToken));
+        context.Budget.Release(charge);
+        delivery.PublishFailure(index, error ?? new OperationCanceledException(context.StopToken));
     }
 
     /// <remarks><paramref name="handle"/>: the file, opened and charged already; <see langword="null"/> to open it here.</remarks>
-    private static long ReadAndPublish(LoadRun run, int index, SafeFileHandle? handle, long length, long charge)
+    private static long ReadAndPublish(LoadContext context, DeliveryChannel.DeliveryWriter delivery, int index, SafeFileHandle? handle, long length, long charge)
     {
-        string path = run.PathAt(index);
-        run.Hooks.OnBlockingRead?.Invoke(path);
-        run.BeginRead();
-        bool counted = run.Instruments.ReadStarted();
-        long started = run.Time.GetTimestamp();
+        string path = context.Files.PathAt(index);
+        context.Hooks.OnBlockingRead?.Invoke(path);
+        context.BeginRead();
+        bool counted = context.Instruments.ReadStarted();
+        long started = context.Time.GetTimestamp();
         FileContents? contents = null;
         Exception? error = null;
         try
         {
             if (handle is null)
             {
-                handle = Open(run, index, path, out length, out charge);
-                Acquire(run, index, handle, charge);
+                handle = Open(context, index, path, out length, out charge);
+                Acquire(context, index, handle, charge);
             }
 
-            contents = Read(run, index, path, handle, length, ref charge);
+            contents = Read(context, index, path, handle, length, ref charge);
         }
         catch (Exception ex)
         {
@@ -120,26 +121,26 @@ internal static class BlockingReads
         }
         finally
         {
-            run.EndRead();
-            run.Instruments.ReadEnded(counted);
+            context.EndRead();
+            context.Instruments.ReadEnded(counted);
         }
 
         if (contents is null)
         {
-            run.PublishFailure(index, error!);
+            delivery.PublishFailure(index, error!);
             return 0;
         }
 
-        run.PublishRead(index, contents, charge, started);
+        delivery.PublishRead(index, contents, charge, started);
         return contents.Length;
     }
 
     /// <summary>Takes the file's bytes from the budget, waiting until they fit; closes the file if the load stops meanwhile.</summary>
-    private static void Acquire(LoadRun run, int index, SafeFileHandle handle, long charge)
+    private static void Acquire(LoadContext context, int index, SafeFileHandle handle, long charge)
     {
         try
         {
-            run.Budget.Acquire(charge, index, run.StopToken);
+            context.Budget.Acquire(charge, index, context.StopToken);
         }
         catch
         {
@@ -150,18 +151,18 @@ internal static class BlockingReads
 
     /// <summary>Reads an open file whose <paramref name="charge"/> is taken; closes it, and releases the charge on failure.</summary>
     /// <remarks>A file of length 0 (a pseudo file has content all the same) is charged as its buffer grows, and may wait for that.</remarks>
-    private static FileContents Read(LoadRun run, int index, string path, SafeFileHandle handle, long length, ref long charge)
+    private static FileContents Read(LoadContext context, int index, string path, SafeFileHandle handle, long length, ref long charge)
     {
-        ReadSettings settings = run.ReadSettings;
-        UnknownLengthCharge? growing = length == 0 ? new UnknownLengthCharge(run, index, path, charge) : null;
+        ReadSettings settings = context.ReadSettings;
+        UnknownLengthCharge? growing = length == 0 ? new UnknownLengthCharge(context, index, path, charge) : null;
         FileContents contents;
         try
         {
-            contents = FileReader.Read(handle, path, length, settings, growing is null ? null : growing.Grow, run.StopToken);
+            contents = FileReader.Read(handle, path, length, settings, growing is null ? null : growing.Grow, context.StopToken);
         }
         catch
         {
-            run.Budget.Release(growing?.Charged ?? charge);
+            context.Budget.Release(growing?.Charged ?? charge);
             throw;
         }
 
@@ -171,7 +172,7 @@ internal static class BlockingReads
         if (actual > charge)
         {
             // The file grew after it was opened; the bytes are already read, so they are charged without waiting.
-            run.Budget.ForceAcquire(actual - charge);
+            context.Budget.ForceAcquire(actual - charge);
             charge = actual;
         }
 
@@ -182,36 +183,36 @@ internal static class BlockingReads
     /// The budget's charge of a file whose length is known only once it is read: taken as its buffer grows, waiting
     /// for the bytes like any other file, and never more than the whole budget (the load could not hold it).
     /// </summary>
-    private sealed class UnknownLengthCharge(LoadRun run, int index, string path, long charged)
+    private sealed class UnknownLengthCharge(LoadContext context, int index, string path, long charged)
     {
         public long Charged { get; private set; } = charged;
 
         public void Grow(long bytes)
         {
-            if (Charged + bytes > run.Budget.Capacity)
+            if (Charged + bytes > context.Budget.Capacity)
             {
                 throw new IOException(
                     $"'{path}' reports no length (a pseudo file) and holds more than the load's memory budget of "
-                    + $"{run.Budget.Capacity:N0} bytes; raise FileLoaderOptions.MemoryBudget to load it.");
+                    + $"{context.Budget.Capacity:N0} bytes; raise FileLoaderOptions.MemoryBudget to load it.");
             }
 
-            run.Budget.Acquire(bytes, index, run.StopToken);
+            context.Budget.Acquire(bytes, index, context.StopToken);
             Charged += bytes;
         }
     }
 
     /// <summary>An opened file read and published on a reader thread, which then counts itself out.</summary>
-    private sealed class OpenedRead(LoadRun run, int index, SafeFileHandle handle, long length, long charge)
+    private sealed class OpenedRead(LoadContext context, DeliveryChannel.DeliveryWriter delivery, int index, SafeFileHandle handle, long length, long charge)
     {
         public void Run()
         {
             try
             {
-                ReadOpenedAndPublish(run, index, handle, length, charge);
+                ReadOpenedAndPublish(context, delivery, index, handle, length, charge);
             }
             finally
             {
-                run.ReaderExited();
+                context.Lifetime.ReaderExited();
             }
         }
     }

@@ -8,7 +8,7 @@ namespace FastLoad.Engine;
 /// (threads and the device's description would cost more than the reads), or while the reader threads start. A file
 /// whose bytes do not fit the budget stays open until a later call, after the consumer took what was read.
 /// </summary>
-internal sealed class CallerReads(LoadRun run) : ConsumerThreadReader
+internal sealed class CallerReads(LoadContext context, DeliveryChannel.DeliveryWriter delivery, LoadReaders readers) : ConsumerThreadReader
 {
     private SafeFileHandle? _handle;
     private int _index;
@@ -24,20 +24,20 @@ internal sealed class CallerReads(LoadRun run) : ConsumerThreadReader
 
         // Only when the consumer has nothing to take; a pinned parallelism is a promise about reads at once, which
         // this thread's read would break.
-        if (!wait || run.Options.MaxDegreeOfParallelism is not null || run.Readers.Retired || !run.TryClaim(wait: false, out int index))
+        if (!wait || context.Options.MaxDegreeOfParallelism is not null || readers.Retired || !delivery.TryClaim(wait: false, out int index))
         {
             return false;
         }
 
-        string path = run.PathAt(index);
+        string path = context.Files.PathAt(index);
         try
         {
-            _handle = BlockingReads.Open(run, index, path, out _length, out _charge);
+            _handle = BlockingReads.Open(context, index, path, out _length, out _charge);
             _index = index;
         }
         catch (Exception ex)
         {
-            run.PublishFailure(index, ex);
+            delivery.PublishFailure(index, ex);
             return true;
         }
 
@@ -52,7 +52,7 @@ internal sealed class CallerReads(LoadRun run) : ConsumerThreadReader
 
     private bool TryFinish()
     {
-        if (!run.Budget.TryAcquire(_charge, _index))
+        if (!context.Budget.TryAcquire(_charge, _index))
         {
             return false;
         }
@@ -62,11 +62,11 @@ internal sealed class CallerReads(LoadRun run) : ConsumerThreadReader
         if (_length == 0)
         {
             // A pseudo file is charged as it is read and may wait for the budget, which only this thread frees.
-            BlockingReads.ReadOpenedOnReaderThread(run, _index, handle, _length, _charge);
+            BlockingReads.ReadOpenedOnReaderThread(context, delivery, _index, handle, _length, _charge);
             return true;
         }
 
-        run.Readers.FileRead(BlockingReads.ReadOpenedAndPublish(run, _index, handle, _length, _charge));
+        readers.FileRead(BlockingReads.ReadOpenedAndPublish(context, delivery, _index, handle, _length, _charge));
         return true;
     }
 }

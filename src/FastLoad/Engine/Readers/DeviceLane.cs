@@ -12,7 +12,8 @@ namespace FastLoad.Engine;
 /// </summary>
 internal sealed class DeviceLane
 {
-    private readonly LoadRun _run;
+    private readonly LoadContext _context;
+    private readonly DeliveryChannel.DeliveryWriter _delivery;
     private readonly Pipeline _pipeline;
 
     private readonly Channel<PlannedFile> _input = Channel.CreateUnbounded<PlannedFile>(
@@ -25,9 +26,10 @@ internal sealed class DeviceLane
     private DedicatedThreadScheduler? _threads;
     private bool _parallelismCounted;
 
-    public DeviceLane(LoadRun run, Pipeline pipeline, StorageDevice device, int initial, int ceiling, ParallelismController? controller, bool physicalOrder)
+    public DeviceLane(LoadContext context, DeliveryChannel.DeliveryWriter delivery, Pipeline pipeline, StorageDevice device, int initial, int ceiling, ParallelismController? controller, bool physicalOrder)
     {
-        _run = run;
+        _context = context;
+        _delivery = delivery;
         _pipeline = pipeline;
         Device = device;
         InitialParallelism = initial;
@@ -90,20 +92,20 @@ internal sealed class DeviceLane
         // A read that throws (reads never throw: this is a bug) faults the block, which drops the files it had accepted
         // and not started: the feeder below would wait for their slots forever, so the fault stops the load at once.
         _ = readBlock.Completion.ContinueWith(
-            static (completion, run) => ((LoadRun)run!).Fail(completion.Exception!.InnerException!),
-            _run,
+            static (completion, delivery) => ((DeliveryChannel.DeliveryWriter)delivery!).Fail(completion.Exception!.InnerException!),
+            _delivery,
             CancellationToken.None,
             TaskContinuationOptions.OnlyOnFaulted | TaskContinuationOptions.ExecuteSynchronously,
             TaskScheduler.Default);
 
-        _parallelismCounted = _run.Instruments.ParallelismChanged(_gate.Limit);
+        _parallelismCounted = _context.Instruments.ParallelismChanged(_gate.Limit);
         try
         {
             await foreach (PlannedFile file in OrderedFilesAsync(cancellationToken).ConfigureAwait(false))
             {
-                await _run.DeliverySlots.WaitAsync(cancellationToken).ConfigureAwait(false);
+                await _delivery.Slots.WaitAsync(cancellationToken).ConfigureAwait(false);
                 await _gate.WaitAsync(cancellationToken).ConfigureAwait(false);
-                _run.Hooks.OnLaneHandOut?.Invoke(file.Path);
+                _context.Hooks.OnLaneHandOut?.Invoke(file.Path);
                 if (!await readBlock.SendAsync(file, cancellationToken).ConfigureAwait(false))
                 {
                     break; // Declined: the block was canceled.
@@ -118,7 +120,7 @@ internal sealed class DeviceLane
         {
             if (_parallelismCounted)
             {
-                _run.Instruments.ParallelismChanged(-_gate.Limit);
+                _context.Instruments.ParallelismChanged(-_gate.Limit);
             }
 
             readBlock.Complete();
@@ -165,8 +167,8 @@ internal sealed class DeviceLane
         long bytes;
         try
         {
-            _run.Hooks.OnLaneRead?.Invoke(file.Path);
-            bytes = BlockingReads.ReadAndPublish(_run, file.Index);
+            _context.Hooks.OnLaneRead?.Invoke(file.Path);
+            bytes = BlockingReads.ReadAndPublish(_context, _delivery, file.Index);
         }
         finally
         {
@@ -182,8 +184,8 @@ internal sealed class DeviceLane
         long bytes;
         try
         {
-            _run.Hooks.OnLaneRead?.Invoke(file.Path);
-            bytes = await BlockingReads.ReadAndPublishAsync(_run, file.Index).ConfigureAwait(false);
+            _context.Hooks.OnLaneRead?.Invoke(file.Path);
+            bytes = await BlockingReads.ReadAndPublishAsync(_context, _delivery, file.Index).ConfigureAwait(false);
         }
         finally
         {
@@ -203,7 +205,7 @@ internal sealed class DeviceLane
             // Reported as a change, so that the up-down counter sums the limits of the loads running now.
             if (_parallelismCounted)
             {
-                _run.Instruments.ParallelismChanged(limit - previous);
+                _context.Instruments.ParallelismChanged(limit - previous);
             }
         }
     }

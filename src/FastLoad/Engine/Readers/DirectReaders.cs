@@ -22,13 +22,9 @@ internal sealed class DirectReaders
     // How often a thread above the limit looks again whether the load has ended (it is woken at once otherwise).
     private static readonly TimeSpan ParkTimeout = TimeSpan.FromMilliseconds(50);
 
-    // One thread for every few files: a set of ten is read by three threads and the caller's, not by a hundred.
-    private const int FilesPerThread = 4;
-
-    // Starting a thread costs about as much as reading a small file; more than this wait on the device, not on reads.
-    private const int MaxThreads = 64;
-
-    private readonly LoadRun _run;
+    private readonly LoadContext _context;
+    private readonly DeliveryChannel.DeliveryWriter _delivery;
+    private readonly LoadReaders _readers;
     private readonly object _park = new();
     private ParallelismController? _controller;
     private int _limit;
@@ -39,9 +35,11 @@ internal sealed class DirectReaders
     private int _parallelismCounted;
     private volatile bool _budgetChecked;
 
-    public DirectReaders(LoadRun run, int threads)
+    public DirectReaders(LoadContext context, DeliveryChannel.DeliveryWriter delivery, LoadReaders readers, int threads)
     {
-        _run = run;
+        _context = context;
+        _delivery = delivery;
+        _readers = readers;
         _limit = threads;
     }
 
@@ -69,31 +67,9 @@ internal sealed class DirectReaders
         }
     }
 
-    /// <summary>How many direct readers a load of <paramref name="fileCount"/> files gets; 0 where only the pipeline should read.</summary>
-    public static int ThreadsFor(FileLoaderOptions options, StorageKind kind, int fileCount)
-    {
-        // The thread pool option asks for the pool's threads; physical order is the pipeline's.
-        if (options.Scheduling == IoScheduling.ThreadPool || options.PhysicalOrder == PhysicalOrder.On)
-        {
-            return 0;
-        }
-
-        int limit = options.MaxDegreeOfParallelism ?? kind switch
-        {
-            // A spinning disk wants few reads at once (with input order the direct readers are all there is).
-            StorageKind.Rotational => options.Ordering == LoadOrdering.Input ? ParallelismPolicy.RotationalShallowDepth : 0,
-
-            // Memory has no queue to fill: the copies are bound by the cores.
-            StorageKind.Memory => Math.Max(2, 2 * Environment.ProcessorCount),
-            _ => MaxThreads,
-        };
-        int byFiles = options.MaxDegreeOfParallelism is null ? (fileCount + FilesPerThread - 1) / FilesPerThread : fileCount;
-        return Math.Min(limit, Math.Max(1, byFiles));
-    }
-
     public void Start()
     {
-        _parallelismCounted = _run.Instruments.ParallelismChanged(Threads) ? 1 : 0;
+        _parallelismCounted = _context.Instruments.ParallelismChanged(Threads) ? 1 : 0;
         StartNext();
     }
 
@@ -103,7 +79,7 @@ internal sealed class DirectReaders
         int previous = Interlocked.Exchange(ref _limit, Math.Min(threads, Volatile.Read(ref _limit)));
         if (Volatile.Read(ref _parallelismCounted) == 1 && previous != Threads)
         {
-            _run.Instruments.ParallelismChanged(Threads - previous);
+            _context.Instruments.ParallelismChanged(Threads - previous);
         }
     }
 
@@ -118,7 +94,7 @@ internal sealed class DirectReaders
         if (!_budgetChecked && bytes > 0)
         {
             _budgetChecked = true;
-            Limit(_run.Readers.ThreadsTheBudgetFeeds());
+            Limit(_readers.ThreadsTheBudgetFeeds());
         }
 
         if (_controller?.OnCompleted(bytes, 1) is int limit)
@@ -130,7 +106,7 @@ internal sealed class DirectReaders
     private void StartNext()
     {
         // No thread for a set that the started ones (and the caller) have already taken.
-        if (_run.FilesLeft == 0)
+        if (_context.Files.Left == 0)
         {
             return;
         }
@@ -148,7 +124,7 @@ internal sealed class DirectReaders
         while (Interlocked.CompareExchange(ref _started, ordinal + 1, ordinal) != ordinal);
 
         // Counted before the thread runs, so that the count only reaches 0 when the last thread is done.
-        if (!_run.ReaderStarted())
+        if (!_context.Lifetime.ReaderStarted())
         {
             return;
         }
@@ -170,51 +146,51 @@ internal sealed class DirectReaders
         bool countedInLoad = true;
         try
         {
-            _run.Hooks.OnReaderThreadStart?.Invoke();
+            _context.Hooks.OnReaderThreadStart?.Invoke();
             StartNext();
             if (ordinal == 0)
             {
                 // The first thread describes the storage; it does not count as running meanwhile, so that a load that
                 // ends does not wait for the description.
-                _run.ReaderExited();
+                _context.Lifetime.ReaderExited();
                 countedInLoad = false;
-                StorageDevice device = _run.Readers.DescribeDevice(_run.PathAt(0));
-                if (!_run.ReaderStarted())
+                StorageDevice device = _readers.DescribeDevice(_context.Files.PathAt(0));
+                if (!_context.Lifetime.ReaderStarted())
                 {
                     return;
                 }
 
                 countedInLoad = true;
-                _run.Readers.SettleStorage(device);
+                _readers.SettleStorage(device);
             }
 
-            while (!_run.Readers.Retired)
+            while (!_readers.Retired)
             {
                 if (ordinal >= Threads && !Park(ordinal))
                 {
                     break;
                 }
 
-                if (!_run.TryClaim(wait: true, out int index))
+                if (!_delivery.TryClaim(wait: true, out int index))
                 {
                     WakeParked();
                     break;
                 }
 
-                FileRead(BlockingReads.ReadAndPublish(_run, index));
+                FileRead(BlockingReads.ReadAndPublish(_context, _delivery, index));
             }
         }
         catch (Exception ex)
         {
             // ReadAndPublish never throws; this is a thread that could not be started, or a bug: stop the load visibly.
-            _run.Fail(ex);
+            _delivery.Fail(ex);
         }
         finally
         {
             if (Exited(countedInLoad))
             {
                 // The load no longer waits for this thread: it prepares the metrics for the next loads (see LoadInstruments).
-                _run.Instruments.CreateOnThisThread();
+                _context.Instruments.CreateOnThisThread();
             }
         }
     }
@@ -229,7 +205,7 @@ internal sealed class DirectReaders
         {
             while (ordinal >= Threads)
             {
-                if (_controller is null || _run.FilesLeft == 0 || _run.Readers.Retired)
+                if (_controller is null || _context.Files.Left == 0 || _readers.Retired)
                 {
                     return false;
                 }
@@ -247,7 +223,7 @@ internal sealed class DirectReaders
         int previous = Interlocked.Exchange(ref _limit, limit);
         if (Volatile.Read(ref _parallelismCounted) == 1)
         {
-            _run.Instruments.ParallelismChanged(limit - previous);
+            _context.Instruments.ParallelismChanged(limit - previous);
         }
 
         if (limit > previous)
@@ -262,7 +238,7 @@ internal sealed class DirectReaders
     {
         if (Interlocked.Exchange(ref _parallelismCounted, 0) == 1)
         {
-            _run.Instruments.ParallelismChanged(-Threads);
+            _context.Instruments.ParallelismChanged(-Threads);
         }
     }
 
@@ -277,7 +253,7 @@ internal sealed class DirectReaders
 
         if (countedInLoad)
         {
-            _run.ReaderExited();
+            _context.Lifetime.ReaderExited();
         }
 
         return last;

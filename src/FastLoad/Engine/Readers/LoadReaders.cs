@@ -14,19 +14,8 @@ namespace FastLoad.Engine;
 /// </list>
 /// The device is described off the consumer's thread, and not at all for a set the first ring takes in one go.
 /// </summary>
-internal sealed class LoadReaders(LoadRun run)
+internal sealed class LoadReaders(LoadContext context, DeliveryChannel.DeliveryWriter delivery)
 {
-    /// <summary>Sets up to this size are read by the consumer's thread alone where no ring reads.</summary>
-    internal const int CallerAloneThreshold = 16;
-
-    // Files claimed and not handed over at most, per read at once and at least: enough to keep the device busy while
-    // the consumer is slow, few enough that a warm load reuses the buffers the consumer returns.
-    private const int DeliveryWindowPerRead = 2;
-    private const int MinDeliveryWindow = 64;
-
-    // The same for a load's cached reads when helper rings read on other cores (StartRings).
-    private const int HelperDeliveryWindowPerRead = 4;
-
     private RingReader[]? _rings;
     private DirectReaders? _direct;
     private Pipeline? _pipeline;
@@ -39,7 +28,7 @@ internal sealed class LoadReaders(LoadRun run)
     /// Whether the rings, the direct readers and the consumer's own reads should stop taking files: the pipeline reads
     /// now (it takes every file left), or the load stops.
     /// </summary>
-    public bool Retired => _retired || Volatile.Read(ref _pipeline)?.IsReading == true || run.StopToken.IsCancellationRequested;
+    public bool Retired => _retired || Volatile.Read(ref _pipeline)?.IsReading == true || context.StopToken.IsCancellationRequested;
 
     /// <summary>The device the set's first file lies on, once a reader described it.</summary>
     public StorageDevice? Device => Volatile.Read(ref _device);
@@ -59,36 +48,36 @@ internal sealed class LoadReaders(LoadRun run)
         catch (Exception ex)
         {
             // A reader thread the new limit asked for could not be started: stop the load visibly, as a thread would.
-            run.Fail(ex);
+            delivery.Fail(ex);
         }
     }
 
     /// <summary>Starts reading; returns the reader the consumer's thread drives, if any.</summary>
     public ConsumerThreadReader? Start()
     {
-        FileLoaderOptions options = run.Options;
-        int files = run.PathCount;
+        FileLoaderOptions options = context.Options;
+        int files = context.Files.Count;
         StorageKind kind = options.Storage ?? StorageKind.Unknown;
-        int threads = DirectReaders.ThreadsFor(options, kind, files);
-        if (threads > 0 && options.Scheduling == IoScheduling.IoUring && OperatingSystem.IsLinux() && StartRings(kind) is { } ring)
+        ReadPlan plan = ReadPlan.For(options, kind, files, Environment.ProcessorCount);
+        if (plan.UsesRings && OperatingSystem.IsLinux() && StartRings(plan, kind) is { } ring)
         {
             return ring;
         }
 
-        run.OpenDeliveryWindow(Math.Max(MinDeliveryWindow, DeliveryWindowPerRead * Math.Min(files, ParallelismPolicy.MaxAdaptiveDepth)));
-        if (threads > 0 && files <= CallerAloneThreshold && options.MaxDegreeOfParallelism is null)
+        delivery.OpenWindow(plan.ThreadDeliveryWindow);
+        if (plan.CallerAlone)
         {
             // The device is described by a reader, not here: in a new process that costs more than reading a few files.
             _callerAlone = true;
-            run.Logger?.LoadStarting(files, run.Files, null, kind, 1, false);
-            return new CallerReads(run);
+            context.Logger?.LoadStarting(files, context.Files.Set, null, kind, 1, false);
+            return new CallerReads(context, delivery, this);
         }
 
-        if (threads > 0)
+        if (plan.Threads > 0)
         {
-            _direct = new DirectReaders(run, threads);
+            _direct = new DirectReaders(context, delivery, this, plan.Threads);
             _direct.Start();
-            return new CallerReads(run);
+            return new CallerReads(context, delivery, this);
         }
 
         StartPipeline(device: null, knownDevices: null);
@@ -123,15 +112,15 @@ internal sealed class LoadReaders(LoadRun run)
         if (_direct is null && _pipeline is null)
         {
             // Reader threads start the instruments' creation on their way out; a load without any starts it here.
-            run.Instruments.RequestCreation();
+            context.Instruments.RequestCreation();
         }
     }
 
     /// <summary>The device the set's first file lies on (as a prior: its kind, from the OS, can be wrong).</summary>
     internal StorageDevice DescribeDevice(string path)
     {
-        run.Hooks.OnDescribeDevice?.Invoke();
-        if (run.Options.Storage is not null and not StorageKind.Rotational)
+        context.Hooks.OnDescribeDevice?.Invoke();
+        if (context.Options.Storage is not null and not StorageKind.Rotational)
         {
             // The caller said what the storage is: no need to ask the device.
             return StorageDevice.Unknown;
@@ -157,11 +146,11 @@ internal sealed class LoadReaders(LoadRun run)
     internal void SettleStorage(StorageDevice device)
     {
         Volatile.Write(ref _device, device);
-        FileLoaderOptions options = run.Options;
+        FileLoaderOptions options = context.Options;
         StorageKind kind = options.Storage ?? device.Kind;
-        int files = run.PathCount;
+        int files = context.Files.Count;
         DirectReaders readers = _direct!;
-        readers.Limit(DirectReaders.ThreadsFor(options, kind, files));
+        readers.Limit(ReadPlan.For(options, kind, files, Environment.ProcessorCount).Threads);
         bool large = options.MaxDegreeOfParallelism is null && files > DirectReaders.AdaptiveThreshold;
         DirectoryDevices? devices = large ? new DirectoryDevices() : null;
 
@@ -170,12 +159,12 @@ internal sealed class LoadReaders(LoadRun run)
         bool pipeline = options.Ordering == LoadOrdering.Completion && (readers.Threads == 0 || (devices is not null && !OnOneDevice(devices)));
         if (large && !pipeline && options.Adaptive && readers.Threads > 0)
         {
-            long meanLength = run.MeanLengthSeen(fallback: 1);
+            long meanLength = delivery.MeanLengthSeen(fallback: 1);
             int ceiling = ParallelismPolicy.Ceiling(kind, readers.Threads, meanLength, files, options.MemoryBudget);
-            readers.Adapt(new ParallelismController(readers.Threads, ceiling, countFiles: meanLength <= ParallelismPolicy.SmallFileLimit, run.Time));
+            readers.Adapt(new ParallelismController(readers.Threads, ceiling, countFiles: meanLength <= ParallelismPolicy.SmallFileLimit, context.Time));
         }
 
-        run.Logger?.LoadStarting(files, run.Files, device, kind, readers.Threads, pipeline);
+        context.Logger?.LoadStarting(files, context.Files.Set, device, kind, readers.Threads, pipeline);
         _retired = readers.Threads == 0;
         if (pipeline)
         {
@@ -189,31 +178,29 @@ internal sealed class LoadReaders(LoadRun run)
     /// </summary>
     internal int ThreadsTheBudgetFeeds()
     {
-        long meanLength = run.MeanLengthSeen(fallback: 0);
-        if (meanLength == 0 || run.Options.MaxDegreeOfParallelism is not null)
+        long meanLength = delivery.MeanLengthSeen(fallback: 0);
+        if (meanLength == 0 || context.Options.MaxDegreeOfParallelism is not null)
         {
             return int.MaxValue;
         }
 
         // Half the budget for reads, half for files read and not yet taken by the consumer.
-        long perFile = run.ReadSettings.BudgetCharge(meanLength);
-        return (int)Math.Clamp(run.Options.MemoryBudget / 2 / perFile, 1, int.MaxValue);
+        long perFile = context.ReadSettings.BudgetCharge(meanLength);
+        return (int)Math.Clamp(context.Options.MemoryBudget / 2 / perFile, 1, int.MaxValue);
     }
 
     /// <summary>
     /// Starts the rings, the consumer's first and, for a large set, one per other core on reader threads; returns the
     /// consumer's, or <see langword="null"/> where the kernel offers no ring (the load then reads on threads).
     /// </summary>
-    private RingReader? StartRings(StorageKind kind)
+    private RingReader? StartRings(ReadPlan plan, StorageKind kind)
     {
-        int files = run.PathCount;
-        int count = RingReader.RingsFor(run.Options, kind, files);
-        int total = RingReader.DepthFor(run.Options, kind, files);
-        int cachedDepth = count == 1 ? RingReader.CachedDepthAlone : RingReader.CachedDepth;
-        RingReader? first = RingReader.TryCreate(run, RingReader.ShareOf(total, count, 0), cachedDepth, out string? refusal);
+        int files = context.Files.Count;
+        int count = plan.Rings;
+        RingReader? first = RingReader.TryCreate(context, delivery, plan.RingShare(0), plan.RingCachedDepth, out string? refusal);
         if (first is null)
         {
-            run.Logger?.IoUringUnavailable(refusal!);
+            context.Logger?.IoUringUnavailable(refusal!);
             return null;
         }
 
@@ -223,7 +210,7 @@ internal sealed class LoadReaders(LoadRun run)
         while (created < count)
         {
             // A ring the kernel refuses now (too many in the process) leaves its share to the others.
-            if (RingReader.TryCreate(run, RingReader.ShareOf(total, count, created), cachedDepth, out _) is not { } helper)
+            if (RingReader.TryCreate(context, delivery, plan.RingShare(created), plan.RingCachedDepth, out _) is not { } helper)
             {
                 Array.Resize(ref rings, created);
                 break;
@@ -236,30 +223,24 @@ internal sealed class LoadReaders(LoadRun run)
         Volatile.Write(ref _rings, rings);
 
         // Until a read waits for the device, the files are cached and a narrow window lets the next ones reuse the
-        // blocks the consumer hands back. The consumer's own ring, alone, reads a batch and hands it over before it
-        // reads the next: the window is the batch. Helper rings on other cores need room to stay ahead of the
-        // consumer: with two files per read they would wait to be woken every few files.
-        int window = Math.Max(MinDeliveryWindow, DeliveryWindowPerRead * total);
-        int cachedWindow = rings.Length == 1
-            ? Math.Min(total, cachedDepth)
-            : HelperDeliveryWindowPerRead * cachedDepth * rings.Length;
-        run.OpenDeliveryWindow(window, cachedWindow);
-        run.Logger?.LoadStarting(files, run.Files, null, kind, total, false);
+        // blocks the consumer hands back.
+        delivery.OpenWindow(plan.RingDeliveryWindow, plan.RingCachedDeliveryWindow(rings.Length));
+        context.Logger?.LoadStarting(files, context.Files.Set, null, kind, plan.RingDepth, false);
 
         // A set the first ring takes in one go needs no description: the kernel has every request at once and orders
         // them for the device itself. A larger one is described by the first ring that waits for the device (one on a
         // spinning disk gives the rest of the set to the pipeline); a helper does it on its own thread.
-        bool describe = files > first.Depth;
-        if (describe)
+        Action? settleStorage = files > first.Depth ? SettleRingStorage : null;
+        if (settleStorage is not null)
         {
-            first.SettleStorageAtFirstWait(onThisThread: false);
+            first.SettleStorageAtFirstWait(onThisThread: false, settleStorage);
         }
 
         for (int ring = 1; ring < rings.Length; ring++)
         {
-            if (describe)
+            if (settleStorage is not null)
             {
-                rings[ring].SettleStorageAtFirstWait(onThisThread: true);
+                rings[ring].SettleStorageAtFirstWait(onThisThread: true, settleStorage);
             }
 
             if (!StartHelper(rings[ring]))
@@ -283,7 +264,7 @@ internal sealed class LoadReaders(LoadRun run)
     /// <summary>Drives <paramref name="ring"/> on a reader thread until no file is left for it.</summary>
     private bool StartHelper(RingReader ring)
     {
-        if (!run.ReaderStarted())
+        if (!context.Lifetime.ReaderStarted())
         {
             ring.Dispose();
             return false;
@@ -298,7 +279,7 @@ internal sealed class LoadReaders(LoadRun run)
         {
             // No thread could be started: the other rings read its share.
             ring.Dispose();
-            run.ReaderExited();
+            context.Lifetime.ReaderExited();
             return false;
         }
     }
@@ -318,8 +299,9 @@ internal sealed class LoadReaders(LoadRun run)
     /// Describes the storage for the rings: a spinning disk leaves the rest of the set to the pipeline's lane in
     /// physical order (with input order, which the pipeline cannot take over, the first ring reads a few files at once
     /// and the others stop). The load does not wait for the description: a load that ended meanwhile is left as it is.
+    /// The rings read at full depth only once it is done, once the rest of a set on a spinning disk went to the pipeline.
     /// </summary>
-    internal void SettleRingStorage()
+    private void SettleRingStorage()
     {
         if (Interlocked.Exchange(ref _ringStorageSettling, 1) != 0)
         {
@@ -329,9 +311,9 @@ internal sealed class LoadReaders(LoadRun run)
 
         try
         {
-            StorageDevice device = DescribeDevice(run.PathAt(0));
+            StorageDevice device = DescribeDevice(context.Files.PathAt(0));
             Volatile.Write(ref _device, device);
-            if (!run.ReaderStarted())
+            if (!context.Lifetime.ReaderStarted())
             {
                 return;
             }
@@ -343,19 +325,19 @@ internal sealed class LoadReaders(LoadRun run)
             }
             finally
             {
-                run.ReaderExited();
+                context.Lifetime.ReaderExited();
             }
         }
         catch (Exception ex)
         {
             // DescribeDevice handles what a device can throw; this is a bug: stop the load visibly.
-            run.Fail(ex);
+            delivery.Fail(ex);
         }
     }
 
     private void SettleRingStorageOn(StorageDevice device)
     {
-        FileLoaderOptions options = run.Options;
+        FileLoaderOptions options = context.Options;
         StorageKind kind = options.Storage ?? device.Kind;
         if (kind != StorageKind.Rotational || options.MaxDegreeOfParallelism is not null)
         {
@@ -383,9 +365,9 @@ internal sealed class LoadReaders(LoadRun run)
     private bool OnOneDevice(DirectoryDevices devices)
     {
         ulong first = 0;
-        for (int index = 0; index < run.PathCount; index++)
+        for (int index = 0; index < context.Files.Count; index++)
         {
-            ulong device = devices.Of(run.PathAt(index));
+            ulong device = devices.Of(context.Files.PathAt(index));
             if (device != 0 && first != 0 && device != first)
             {
                 return false;
@@ -402,9 +384,9 @@ internal sealed class LoadReaders(LoadRun run)
     {
         if (device is null)
         {
-            run.Logger?.LoadStarting(run.PathCount, run.Files, null, run.Options.Storage ?? StorageKind.Unknown, 0, true);
+            context.Logger?.LoadStarting(context.Files.Count, context.Files.Set, null, context.Options.Storage ?? StorageKind.Unknown, 0, true);
         }
 
-        Volatile.Write(ref _pipeline, Pipeline.Start(run, device, knownDevices));
+        Volatile.Write(ref _pipeline, Pipeline.Start(context, delivery, this, device, knownDevices));
     }
 }

@@ -10,28 +10,19 @@ internal sealed record PipelineSummary(int CurrentParallelism, int InitialParall
 /// which reads it at a parallelism its controller corrects from measured throughput, in physical order on a spinning
 /// disk. Large sets and spinning disks use it; it runs beside the direct readers until it reads, then alone.
 /// </summary>
-internal sealed class Pipeline
+internal sealed class Pipeline(
+    LoadContext context, DeliveryChannel.DeliveryWriter delivery, LoadReaders readers, StorageDevice? firstDevice, DirectoryDevices? knownDevices)
 {
     // Files statted for the lanes' size prior when no read has told it yet (a load the pipeline starts alone).
     private const int SampleSize = 16;
 
-    private readonly LoadRun _run;
-    private StorageDevice? _firstDevice;
-    private readonly DirectoryDevices? _knownDevices;
     private readonly Dictionary<ulong, DeviceLane> _lanes = [];
     private readonly TaskCompletionSource _firstRead = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private StorageDevice? _firstDevice = firstDevice;
     private volatile bool _reading;
 
-    private Pipeline(LoadRun run, StorageDevice? firstDevice, DirectoryDevices? knownDevices)
-    {
-        _run = run;
-        _firstDevice = firstDevice;
-        _knownDevices = knownDevices;
-        Completion = Task.CompletedTask;
-    }
-
     /// <summary>Completes when every file the pipeline claimed was read and published.</summary>
-    public Task Completion { get; private set; }
+    public Task Completion { get; private set; } = Task.CompletedTask;
 
     /// <summary>Whether a lane has started reading (the direct readers then stop).</summary>
     public bool IsReading => _reading;
@@ -40,9 +31,9 @@ internal sealed class Pipeline
     /// Starts the pipeline; it describes the storage itself when <paramref name="firstDevice"/> is not known yet, and
     /// reuses the folders' devices already looked up in <paramref name="knownDevices"/> (each folder is examined once).
     /// </summary>
-    public static Pipeline Start(LoadRun run, StorageDevice? firstDevice, DirectoryDevices? knownDevices)
+    public static Pipeline Start(LoadContext context, DeliveryChannel.DeliveryWriter delivery, LoadReaders readers, StorageDevice? firstDevice, DirectoryDevices? knownDevices)
     {
-        var pipeline = new Pipeline(run, firstDevice, knownDevices);
+        var pipeline = new Pipeline(context, delivery, readers, firstDevice, knownDevices);
         pipeline.Completion = Task.Run(pipeline.ProduceAsync, CancellationToken.None);
         return pipeline;
     }
@@ -77,38 +68,38 @@ internal sealed class Pipeline
         {
             await ProduceCoreAsync().ConfigureAwait(false);
         }
-        catch (OperationCanceledException) when (_run.StopToken.IsCancellationRequested)
+        catch (OperationCanceledException) when (context.StopToken.IsCancellationRequested)
         {
             // The load was stopped; what was claimed and not read is never handed over.
         }
         catch (Exception ex)
         {
-            _run.Fail(ex);
+            delivery.Fail(ex);
         }
     }
 
     private async Task ProduceCoreAsync()
     {
-        CancellationToken cancellationToken = _run.StopToken;
+        CancellationToken cancellationToken = context.StopToken;
 
         // Input order needs one feeder (slots are taken in the set's order), so one lane for all devices.
-        DirectoryDevices? devices = _run.Options.Ordering == LoadOrdering.Completion ? _knownDevices ?? new DirectoryDevices() : null;
-        bool waitForFirstRead = _run.Readers.HasDirectReaders;
+        DirectoryDevices? devices = context.Options.Ordering == LoadOrdering.Completion ? knownDevices ?? new DirectoryDevices() : null;
+        bool waitForFirstRead = readers.HasDirectReaders;
         try
         {
-            while (!cancellationToken.IsCancellationRequested && _run.TryClaimIndex(out int index))
+            while (!cancellationToken.IsCancellationRequested && context.Files.TryClaim(out int index))
             {
-                string path = _run.PathAt(index);
+                string path = context.Files.PathAt(index);
                 ulong key = devices?.Of(path) ?? 0;
                 if (!_lanes.TryGetValue(key, out DeviceLane? lane))
                 {
                     lane = CreateLane(key, index);
                     _lanes.Add(key, lane);
-                    lane.Start(_run.Options.Scheduling, cancellationToken);
+                    lane.Start(context.Options.Scheduling, cancellationToken);
                 }
 
                 lane.Add(new PlannedFile(index, path, key));
-                if (!_reading && waitForFirstRead && !lane.OrdersPhysically && !_run.Readers.Retired)
+                if (!_reading && waitForFirstRead && !lane.OrdersPhysically && !readers.Retired)
                 {
                     // Until a lane reads (in a new process its code is still being compiled), the direct readers
                     // take the other files; the pipeline then takes every file left. A lane in physical order reads
@@ -134,11 +125,11 @@ internal sealed class Pipeline
 
     private DeviceLane CreateLane(ulong deviceId, int firstIndex)
     {
-        StorageDevice device = _lanes.Count == 0 || deviceId == 0 ? _firstDevice ??= _run.Readers.DescribeDevice(_run.PathAt(firstIndex)) : DescribeDevice(deviceId);
-        FileLoaderOptions options = _run.Options;
+        StorageDevice device = _lanes.Count == 0 || deviceId == 0 ? _firstDevice ??= readers.DescribeDevice(context.Files.PathAt(firstIndex)) : DescribeDevice(deviceId);
+        FileLoaderOptions options = context.Options;
         StorageKind kind = options.Storage ?? device.Kind;
-        long meanLength = _run.MeanLengthSeen(fallback: 0) is > 0 and long seen ? seen : SampleMeanLength(firstIndex);
-        int fileCount = Math.Max(1, _run.FilesLeft + 1);
+        long meanLength = delivery.MeanLengthSeen(fallback: 0) is > 0 and long seen ? seen : SampleMeanLength(firstIndex);
+        int fileCount = Math.Max(1, context.Files.Left + 1);
         int initial;
         int ceiling;
         ParallelismController? controller = null;
@@ -152,7 +143,7 @@ internal sealed class Pipeline
             ceiling = options.Adaptive ? ParallelismPolicy.Ceiling(kind, initial, meanLength, fileCount, options.MemoryBudget) : initial;
             if (options.Adaptive && ParallelismPolicy.Adapts(kind) && ceiling > 1)
             {
-                controller = new ParallelismController(initial, ceiling, countFiles: meanLength <= ParallelismPolicy.SmallFileLimit, _run.Time);
+                controller = new ParallelismController(initial, ceiling, countFiles: meanLength <= ParallelismPolicy.SmallFileLimit, context.Time);
             }
         }
 
@@ -162,14 +153,14 @@ internal sealed class Pipeline
             PhysicalOrder.Auto => kind == StorageKind.Rotational && options.Ordering == LoadOrdering.Completion,
             _ => false,
         };
-        _run.Logger?.LaneStarting(device.ToString(), kind, initial, ceiling, controller is not null, physicalOrder);
-        return new DeviceLane(_run, this, device, initial, ceiling, controller, physicalOrder);
+        context.Logger?.LaneStarting(device.ToString(), kind, initial, ceiling, controller is not null, physicalOrder);
+        return new DeviceLane(context, delivery, this, device, initial, ceiling, controller, physicalOrder);
     }
 
     /// <summary>The mean size of a few files spread over the set from <paramref name="first"/> on (statted: no read has told it yet).</summary>
     private long SampleMeanLength(int first)
     {
-        int count = _run.PathCount - first;
+        int count = context.Files.Count - first;
         int samples = Math.Min(SampleSize, count);
         long total = 0;
         int regular = 0;
@@ -177,7 +168,7 @@ internal sealed class Pipeline
         {
             try
             {
-                FileStatus status = FileStatus.Get(_run.PathAt(first + (int)((long)i * count / samples)));
+                FileStatus status = FileStatus.Get(context.Files.PathAt(first + (int)((long)i * count / samples)));
                 if (status.Kind == FileKind.Regular)
                 {
                     total += status.Length;

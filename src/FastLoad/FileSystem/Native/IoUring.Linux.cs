@@ -30,7 +30,7 @@ internal sealed unsafe class IoUring : IDisposable
 
     // Rings kept open between loads. Creating one (the system call, its probe, three mappings) and closing it (the
     // kernel tears a ring down on a worker, on another core) cost a warm later load 15-19% of its time
-    // (docs/startup.md). A load uses at most one ring per core, and at most 16 (RingReader's depth over its least
+    // (docs/startup.md). A load uses at most one ring per core, and at most 16 (ReadPlan's ring depth over its least
     // depth per ring).
     // IORING_FEAT_NATIVE_WORKERS, new in Linux 5.12, the release that stopped charging a ring's memory to
     // RLIMIT_MEMLOCK (often 64 KiB): before it, a kept ring would take from what every process of the user may lock.
@@ -75,6 +75,35 @@ internal sealed unsafe class IoUring : IDisposable
 
     /// <summary>Requests written but not yet submitted.</summary>
     public uint Unsubmitted => _unsubmitted;
+
+    /// <summary>
+    /// Whether the kernel may treat a file opened <c>O_NONBLOCK</c> as one whose reads must not wait, so that a cold
+    /// read comes back <c>EAGAIN</c>: before Linux 5.15. No flag marks 5.15 itself: kernels without 5.17's
+    /// IORING_FEAT_CQE_SKIP are taken for older (<see cref="ClearNonBlocking"/> then costs an <c>fcntl</c> more per file).
+    /// </summary>
+    public bool NonBlockingReadsMayNotWait => (Features & Interop.IoUringFeatureCqeSkip) == 0;
+
+    /// <summary>
+    /// Whether a request's negative result says the kernel did not do it (interrupted, it would have waited, or
+    /// canceled as the thread that asked exited) rather than that it failed: it is done the ordinary way.
+    /// </summary>
+    public static bool NotDone(int result) => -result is Interop.EINTR or Interop.EAGAIN or Interop.ECANCELED;
+
+    /// <summary>
+    /// Clears <c>O_NONBLOCK</c> (which keeps the open of a FIFO from blocking) from a descriptor known to be a regular
+    /// file, so that its reads in the ring may wait for the device on a kernel where <see cref="NonBlockingReadsMayNotWait"/>.
+    /// </summary>
+    public static void ClearNonBlocking(int fd)
+    {
+        int flags = Interop.Fcntl(fd, Interop.FcntlGetFlags, 0);
+        if (flags >= 0 && (flags & Interop.OpenNonBlocking) != 0)
+        {
+            Interop.Fcntl(fd, Interop.FcntlSetFlags, flags & ~Interop.OpenNonBlocking);
+        }
+    }
+
+    /// <summary>Whether the descriptor is open <c>O_NONBLOCK</c>.</summary>
+    public static bool IsNonBlocking(int fd) => (Interop.Fcntl(fd, Interop.FcntlGetFlags, 0) & Interop.OpenNonBlocking) != 0;
 
     /// <summary>
     /// A ring for about <paramref name="entries"/> requests in flight, or <see langword="null"/> with the reason where

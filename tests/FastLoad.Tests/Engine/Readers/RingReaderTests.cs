@@ -80,7 +80,7 @@ public class RingReaderTests : TempDirectoryTestBase
         var pool = (CountingPool)options.BufferPool;
         int peakOutstanding = 0;
         pool.OnRent = _ => InterlockedMax.TryRaise(ref peakOutstanding, pool.Outstanding);
-        int rings = RingReader.RingsFor(options, StorageKind.Unknown, count);
+        int rings = ReadPlan.For(options, StorageKind.Unknown, count, Environment.ProcessorCount).Rings;
         var seen = new bool[count];
 
         // Just written: every page is cached, so no read waits for the device and the rings stay shallow.
@@ -92,11 +92,11 @@ public class RingReaderTests : TempDirectoryTestBase
         });
 
         Assert.All(seen, Assert.True);
-        Assert.Equal(Math.Min(count, RingReader.MaxDepth), summary.DegreeOfParallelism); // What the rings may read at once from the device.
-        Assert.InRange(summary.PeakConcurrentReads, 1, rings == 1 ? RingReader.CachedDepthAlone : RingReader.CachedDepth);
+        Assert.Equal(Math.Min(count, ReadPlan.MaxRingDepth), summary.DegreeOfParallelism); // What the rings may read at once from the device.
+        Assert.InRange(summary.PeakConcurrentReads, 1, rings == 1 ? ReadPlan.CachedDepthAlone : ReadPlan.CachedDepth);
 
         // The narrow delivery window (files claimed and not handed over), and the file the consumer holds.
-        int window = rings == 1 ? RingReader.CachedDepthAlone : 4 * RingReader.CachedDepth * rings;
+        int window = rings == 1 ? ReadPlan.CachedDepthAlone : 4 * ReadPlan.CachedDepth * rings;
         Assert.InRange(peakOutstanding, 1, window + 1);
         pool.AssertAllReturned();
     }
@@ -122,7 +122,7 @@ public class RingReaderTests : TempDirectoryTestBase
 
         Assert.All(seen, Assert.True);
         Assert.Equal(100, summary.FileCount);
-        Assert.InRange(summary.PeakConcurrentReads, RingReader.CachedDepth + 1, 100);
+        Assert.InRange(summary.PeakConcurrentReads, ReadPlan.CachedDepth + 1, 100);
     }
 
     [LinuxFact("io_uring, refused by a test hook")]
@@ -143,29 +143,6 @@ public class RingReaderTests : TempDirectoryTestBase
         Assert.Equal(40, summary.FileCount);
         Assert.Equal(10, summary.InitialDegreeOfParallelism); // Reader threads: one per four files.
         Assert.Contains(logs.GetSnapshot(), entry => entry.Id.Id == FastLoadEventId.IoUringUnavailable && entry.Message.Contains("refused for a test", StringComparison.Ordinal));
-    }
-
-    [Theory]
-    [InlineData(100, null, LoadOrdering.Completion, null, 1)] // The first ring takes the set: no thread to start.
-    [InlineData(255, null, LoadOrdering.Completion, null, 1)]
-    [InlineData(256, null, LoadOrdering.Completion, null, 2)]
-    [InlineData(10_000, null, LoadOrdering.Completion, null, 16)] // 128 reads at once, at least 8 per ring.
-    [InlineData(10_000, null, LoadOrdering.Input, null, 1)] // Input order's window is kept simplest on one ring.
-    [InlineData(10_000, StorageKind.Rotational, LoadOrdering.Completion, null, 1)]
-    [InlineData(10_000, null, LoadOrdering.Completion, 12, 1)] // 12 reads at once: too few to share.
-    [InlineData(10_000, null, LoadOrdering.Completion, 16, 2)]
-    public void RingsFor_Set_OneRingPer128FilesUpToOnePerCoreAndEightReadsEach(
-        int files, StorageKind? storage, LoadOrdering ordering, int? pinned, int ringsWithCoresToSpare)
-    {
-        var options = new FileLoaderOptions { Ordering = ordering, MaxDegreeOfParallelism = pinned };
-        StorageKind kind = storage ?? StorageKind.Unknown;
-
-        int rings = RingReader.RingsFor(options, kind, files);
-        int depth = RingReader.DepthFor(options, kind, files);
-
-        Assert.Equal(Math.Min(ringsWithCoresToSpare, Environment.ProcessorCount), rings);
-        Assert.Equal(depth, Enumerable.Range(0, rings).Sum(ring => RingReader.ShareOf(depth, rings, ring)));
-        Assert.All(Enumerable.Range(0, rings), ring => Assert.InRange(RingReader.ShareOf(depth, rings, ring), depth / rings, (depth / rings) + 1));
     }
 
     [IoUringRefusedFact]

@@ -222,7 +222,7 @@ public class CancellationTests : TempDirectoryTestBase
         // Files that can all be read while the consumer holds the first: through the ring, no more than the load's
         // window of files claimed and not handed over while they are cached (the consumer's thread drives the ring, so
         // nothing is read while it waits); on reader threads, more than the calling thread reads alone.
-        int count = IoUringAvailability.Refusal is null ? RingReader.CachedDepthAlone : 100;
+        int count = IoUringAvailability.Refusal is null ? ReadPlan.CachedDepthAlone : 100;
         string[] paths = Directory.GetFiles(Root, "*", SearchOption.AllDirectories)[..count];
         int fileCount = paths.Length;
         int calls = 0;

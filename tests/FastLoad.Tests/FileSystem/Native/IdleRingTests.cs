@@ -74,7 +74,7 @@ public class IdleRingTests : TempDirectoryTestBase
     [IoUringFact]
     public async Task Loads_ManyAtOnceThenNone_LeaveOnlyTheKeptRingsOpenAndNoMoreThanOnePerCore()
     {
-        // Enough files for a ring per core in each load (RingReader.MinFilesPerRing): together they hold more rings
+        // Enough files for a ring per core in each load (128 files a ring, ReadPlan): together they hold more rings
         // than are kept.
         List<string> paths = [.. Enumerable.Range(0, 600).Select(i => WriteFile($"f{i:D3}.bin", 512 + i, seed: i))];
         var loader = new FileLoader();
