@@ -168,7 +168,9 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
         int window = ReadsInFlight;
         PackReadAhead? readAhead = PackReadAhead.IsSupported ? new(_handle, blocks[0].Offset, blocks[^1].Offset + blocks[^1].StoredLength) : null;
         using var threads = new DedicatedThreadScheduler(window, "FastLoad pack");
-        var inFlight = new Queue<(Task<DecodedBlock> Block, long Charge)>();
+        // Blocks k..next-1 are in flight, each at its own index: an array rather than a Queue of tuples, whose generic
+        // code is not precompiled and would be compiled at the load's start.
+        var inFlight = new Task<DecodedBlock>?[blocks.Length];
         int[] firstEntryIn = FirstEntryStartingIn(blocks.Length);
         Func<PackEntry, InvalidDataException> hashMismatch = HashMismatch;
 
@@ -187,23 +189,22 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
             for (int k = 0; k < blocks.Length; k++)
             {
                 while (next < blocks.Length
-                    && inFlight.Count < window
-                    && (inFlight.Count == 0 || charged + Charge(blocks[next]) + startingEntries[next] <= _options.MemoryBudget))
+                    && next - k < window
+                    && (next == k || charged + Charge(blocks[next]) + startingEntries[next] <= _options.MemoryBudget))
                 {
                     int b = next++;
                     readAhead?.Advance(blocks[b].Offset);
                     charged += Charge(blocks[b]) + startingEntries[b];
-                    inFlight.Enqueue((
-                        Task.Factory.StartNew(
-                            () => DecodedBlock.Decode(
-                                _handle, Path, blocks, b, (long)b * _index.BlockSize, entries, firstEntryIn[b], firstEntryIn[b + 1], _pool, hashMismatch),
-                            cancellationToken,
-                            TaskCreationOptions.None,
-                            threads),
-                        Charge(blocks[b])));
+                    inFlight[b] = Task.Factory.StartNew(
+                        () => DecodedBlock.Decode(
+                            _handle, Path, blocks, b, (long)b * _index.BlockSize, entries, firstEntryIn[b], firstEntryIn[b + 1], _pool, hashMismatch),
+                        cancellationToken,
+                        TaskCreationOptions.None,
+                        threads);
                 }
 
-                (Task<DecodedBlock> task, long blockCharge) = inFlight.Dequeue();
+                Task<DecodedBlock> task = inFlight[k]!;
+                inFlight[k] = null;
                 block = await task.ConfigureAwait(false);
                 int rawLength = blocks[k].RawLength;
 
@@ -251,7 +252,7 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
 
                 block.Release();
                 block = null;
-                charged -= blockCharge;
+                charged -= Charge(blocks[k]);
             }
         }
         finally
@@ -288,13 +289,18 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
             ? new PackBlock(PackFormat.HeaderSize, 0, 0, 0)
             : _index.Blocks[Math.Min(entry.DataOffset / _index.BlockSize, _index.Blocks.Length - 1)];
 
-    private async Task DrainAsync(Queue<(Task<DecodedBlock> Block, long Charge)> inFlight)
+    private static async Task DrainAsync(Task<DecodedBlock>?[] inFlight)
     {
-        while (inFlight.TryDequeue(out var item))
+        foreach (Task<DecodedBlock>? task in inFlight)
         {
+            if (task is null)
+            {
+                continue;
+            }
+
             try
             {
-                (await item.Block.ConfigureAwait(false)).Release();
+                (await task.ConfigureAwait(false)).Release();
             }
             catch
             {

@@ -140,6 +140,10 @@ public sealed class PackBadInputTests : PackTestBase
     [InlineData("C:/dir/f3.b", "drive")]
     [InlineData("dir0\\f3.bin", "backslash")]
     [InlineData("dir0//f3.bi", "empty segment")]
+    [InlineData("dir0/f3.bi/", "empty segment")]
+    [InlineData("dir0/./f3.b", "'.' or '..'")]
+    [InlineData("dir0/f3b/..", "'.' or '..'")]
+    [InlineData("./dir0/f3.b", "'.' or '..'")]
     public async Task OpenAsync_UnsafeName_Throws(string name, string reason)
     {
         byte[] pack = EditIndex(await SmallPackAsync(), index =>
