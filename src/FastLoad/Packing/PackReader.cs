@@ -35,9 +35,10 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
     private readonly PackReaderOptions _options;
     private readonly ArrayPool<byte> _pool;
     private readonly PackBlockCache _blockCache;
+    private Task<DecodedBlock>? _firstBlock;
     private int _disposed;
 
-    private PackReader(string path, SafeFileHandle handle, PackIndex index, PackReaderOptions options)
+    private PackReader(string path, SafeFileHandle handle, PackIndex index, PackReaderOptions options, Task<DecodedBlock>? firstBlock)
     {
         Path = path;
         _handle = handle;
@@ -45,6 +46,7 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
         _options = options;
         _pool = options.BufferPool ?? ArrayPool<byte>.Shared;
         _blockCache = new PackBlockCache(handle, path, index.Blocks, _pool, CachedBlocks);
+        _firstBlock = firstBlock;
     }
 
     /// <summary>Gets the path of the pack, as given to <see cref="OpenAsync(string, PackReaderOptions?, CancellationToken)"/>.</summary>
@@ -106,16 +108,39 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
         // Opened like every loaded file: a FIFO in its place cannot block, and Windows runs the block reads at once.
         SafeFileHandle handle = ReadableFile.Open(path, out long length);
         LoadObservers.FileRead(path);
+        Task<DecodedBlock>? firstBlock = null;
         try
         {
-            return new PackReader(path, handle, PackIndex.Read(handle, path, length), options);
+            // A whole-pack load starts with the first block: reading and decoding it while the entries are parsed puts its
+            // read, and under the JIT the decoder's compilation, beside the parse instead of after it.
+            PackIndex index = PackIndex.Read(handle, path, length, blocks => firstBlock = StartFirstBlock(handle, path, blocks));
+            return new PackReader(path, handle, index, options, firstBlock);
         }
         catch
         {
+            Observe(firstBlock);
             handle.Dispose();
             throw;
         }
     }
+
+    /// <summary>
+    /// Reads and decodes the first block on a thread of its own (a new process's thread pool starts slowly), into a pool
+    /// of its own: a reader that never loads the whole pack leaves it to the garbage collector, and rents nothing from
+    /// the application's pool on another thread than the caller's.
+    /// </summary>
+    private static Task<DecodedBlock>? StartFirstBlock(SafeFileHandle handle, string path, PackBlock[] blocks) =>
+        blocks.Length == 0
+            ? null
+            : Task.Factory.StartNew(
+                () => DecodedBlock.Read(handle, path, blocks, 0, ArrayPool<byte>.Create()),
+                CancellationToken.None,
+                TaskCreationOptions.LongRunning,
+                TaskScheduler.Default);
+
+    /// <summary>Observes the first block's failure, if it is never loaded (a pack closed during its read, say).</summary>
+    private static void Observe(Task<DecodedBlock>? firstBlock) =>
+        firstBlock?.ContinueWith(static read => _ = read.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted, TaskScheduler.Default);
 
     /// <summary>
     /// Loads every entry, in pack order: a few large reads in flight, blocks decoded on all cores, within
@@ -195,9 +220,10 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
                     int b = next++;
                     readAhead?.Advance(blocks[b].Offset);
                     charged += Charge(blocks[b]) + startingEntries[b];
+                    Task<DecodedBlock>? readAlready = b == 0 ? Interlocked.Exchange(ref _firstBlock, null) : null;
                     inFlight[b] = Task.Factory.StartNew(
                         () => DecodedBlock.Decode(
-                            _handle, Path, blocks, b, (long)b * _index.BlockSize, entries, firstEntryIn[b], firstEntryIn[b + 1], _pool, hashMismatch),
+                            _handle, Path, blocks, b, (long)b * _index.BlockSize, entries, firstEntryIn[b], firstEntryIn[b + 1], _pool, hashMismatch, readAlready),
                         cancellationToken,
                         TaskCreationOptions.None,
                         threads);
@@ -505,6 +531,7 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
     {
         if (Interlocked.Exchange(ref _disposed, 1) == 0)
         {
+            Observe(Interlocked.Exchange(ref _firstBlock, null));
             _handle.Dispose();
             _blockCache.Dispose();
         }
