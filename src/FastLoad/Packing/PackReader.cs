@@ -75,6 +75,11 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
         OpenAsync(path, null, cancellationToken);
 
     /// <summary>Opens a pack and checks its header, footer and index before anything else.</summary>
+    /// <remarks>
+    /// Once the index's block records are checked, the first block is read and decoded on a thread of its own while the
+    /// entries are parsed, for <see cref="LoadAllAsync"/> to start from. Its buffer is not rented from
+    /// <see cref="PackReaderOptions.BufferPool"/>: a reader that only reads entries by name leaves it to the garbage collector.
+    /// </remarks>
     /// <param name="path">The pack file.</param>
     /// <param name="options">The memory budget and buffer pool; <see langword="null"/> for the defaults.</param>
     /// <param name="cancellationToken">Stops the opening.</param>
