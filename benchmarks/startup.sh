@@ -18,7 +18,10 @@
 # round every deployment loads the pack and the loose folder with `fastload load --json`, a new process each, cold
 # (`--cold`) and warm (the same load run once just before); the JIT deployments also load the pack with
 # DOTNET_TieredCompilation=0, the same code optimized from the start. Output: benchmarks/results/startup/pack.md
-# (medians, min-max, ratios).
+# (medians, min-max, ratios). FASTLOAD_STARTUP_BASELINE (a checkout of another commit, say a `git worktree` of the one
+# before a change) builds the same deployments there too, and every round also loads the pack with them, interleaved:
+# before and after in one run. FASTLOAD_STARTUP_BUILD=0 reuses the tools already in the data folder (build them once
+# outside a timed section, then measure).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,17 +34,27 @@ results=$PWD/benchmarks/results/startup
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
 mkdir -p "$results" "$data"
 
-echo "== build"
-for deployment in $deployments; do
-  case $deployment in
-    # The tool under the JIT: FastLoad.dll as IL, and as a Release build makes it (precompiled for this machine).
-    il) dotnet build src/FastLoad.Cli -c Release -p:BuildReadyToRun=false -o "$data/tool-il" >/dev/null ;;
-    build) dotnet build src/FastLoad.Cli -c Release -o "$data/tool-build" >/dev/null ;;
-    r2r) dotnet publish src/FastLoad.Cli -c Release -r "$rid" --self-contained false -p:PublishAot=false -p:PublishReadyToRun=true -o "$data/tool-r2r" >/dev/null ;;
-    aot) dotnet publish src/FastLoad.Cli -c Release -r "$rid" -o "$data/tool-aot" >/dev/null ;;  # the tool is PublishAot
-    *) echo "unknown deployment '$deployment' (il, build, r2r or aot)" >&2; exit 2 ;;
-  esac
-done
+baseline=${FASTLOAD_STARTUP_BASELINE:-}
+# build_tools CHECKOUT SUFFIX: every deployment of the tool from CHECKOUT, into $data/tool-<deployment>SUFFIX.
+build_tools() {
+  local project=$1/src/FastLoad.Cli out
+  for deployment in $deployments; do
+    out=$data/tool-$deployment$2
+    case $deployment in
+      # The tool under the JIT: FastLoad.dll as IL, and as a Release build makes it (precompiled for this machine).
+      il) dotnet build "$project" -c Release -p:BuildReadyToRun=false -o "$out" >/dev/null ;;
+      build) dotnet build "$project" -c Release -o "$out" >/dev/null ;;
+      r2r) dotnet publish "$project" -c Release -r "$rid" --self-contained false -p:PublishAot=false -p:PublishReadyToRun=true -o "$out" >/dev/null ;;
+      aot) dotnet publish "$project" -c Release -r "$rid" -o "$out" >/dev/null ;;  # the tool is PublishAot
+      *) echo "unknown deployment '$deployment' (il, build, r2r or aot)" >&2; exit 2 ;;
+    esac
+  done
+}
+if [ "${FASTLOAD_STARTUP_BUILD:-1}" != 0 ]; then
+  echo "== build"
+  build_tools "$PWD" ""
+  [ -z "$baseline" ] || build_tools "$baseline" -baseline
+fi
 native=()
 if command -v cc >/dev/null; then
   cc -O2 -pthread -o "$data/reference-reader" benchmarks/native/reference-reader.c
@@ -68,12 +81,13 @@ done
 pack_tree=${FASTLOAD_STARTUP_PACK_TREE-/usr/include}
 if [ -n "$pack_tree" ]; then
   pack=$data/pack-tree.fpk
-  first_tool=$(ls "$data"/tool-*/FastLoad.Cli | head -n 1)
+  first_tool=$(ls "$data"/tool-*/FastLoad.Cli | grep -v -- -baseline/ | head -n 1)
   [ -f "$pack" ] || "$first_tool" pack "$pack_tree" "$pack" >/dev/null
   # name|environment|arguments: the cases of one round, rotated so that no case always runs first.
   cases=()
   for deployment in $deployments; do
     cases+=("pack, $deployment|-|$deployment load $pack" "loose, $deployment|-|$deployment load $pack_tree -r")
+    [ -z "$baseline" ] || cases+=("pack, $deployment, baseline|-|$deployment-baseline load $pack")
     case $deployment in il|build|r2r) cases+=("pack, $deployment, TieredCompilation=0|DOTNET_TieredCompilation=0|$deployment load $pack") ;; esac
   done
   out=$results/pack.md

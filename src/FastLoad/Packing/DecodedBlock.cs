@@ -34,9 +34,14 @@ internal sealed class DecodedBlock
     /// <summary>The hash mismatch of the entry after the first <see cref="Verified"/>, thrown once those are handed over.</summary>
     public InvalidDataException? Failure { get; private set; }
 
+    /// <summary>Reads and decodes block <paramref name="block"/> into a buffer rented from <paramref name="pool"/>; no entry is checked yet.</summary>
+    public static DecodedBlock Read(SafeFileHandle handle, string packPath, PackBlock[] blocks, int block, ArrayPool<byte> pool) =>
+        new(PackBlockReader.ReadAndDecode(handle, packPath, blocks[block], block, pool), pool);
+
     /// <summary>
-    /// Reads and decodes block <paramref name="block"/>, then checks the hashes of entries <paramref name="firstEntry"/>
-    /// up to <paramref name="endEntry"/> (those that start in it) until one goes on past it or does not match.
+    /// Reads and decodes block <paramref name="block"/>, or waits for <paramref name="readAlready"/> (the same block, from
+    /// <see cref="Read"/>), then checks the hashes of entries <paramref name="firstEntry"/> up to
+    /// <paramref name="endEntry"/> (those that start in it) until one goes on past it or does not match.
     /// </summary>
     public static DecodedBlock Decode(
         SafeFileHandle handle,
@@ -48,9 +53,10 @@ internal sealed class DecodedBlock
         int firstEntry,
         int endEntry,
         ArrayPool<byte> pool,
-        Func<PackEntry, InvalidDataException> hashMismatch)
+        Func<PackEntry, InvalidDataException> hashMismatch,
+        Task<DecodedBlock>? readAlready = null)
     {
-        var decoded = new DecodedBlock(PackBlockReader.ReadAndDecode(handle, packPath, blocks[block], block, pool), pool);
+        DecodedBlock decoded = readAlready?.GetAwaiter().GetResult() ?? Read(handle, packPath, blocks, block, pool);
         decoded.Verify(blockStart, blocks[block].RawLength, entries, firstEntry, endEntry, hashMismatch);
         return decoded;
     }

@@ -31,7 +31,8 @@ internal sealed class PackIndex
 
     public Dictionary<string, PackEntry> ByName { get; }
 
-    public static PackIndex Read(SafeFileHandle handle, string packPath, long fileLength)
+    /// <summary>Reads and checks the index; <paramref name="blocksChecked"/>, if given, gets the block records once they are checked, before the entries are parsed.</summary>
+    public static PackIndex Read(SafeFileHandle handle, string packPath, long fileLength, Action<PackBlock[]>? blocksChecked = null)
     {
         if (fileLength < PackFormat.HeaderSize + PackFormat.FooterSize)
         {
@@ -86,10 +87,10 @@ internal sealed class PackIndex
             throw PackErrors.Corrupt(packPath, indexOffset, "the index does not match its hash in the footer");
         }
 
-        return Parse(index, indexOffset, packPath);
+        return Parse(index, indexOffset, packPath, blocksChecked);
     }
 
-    private static PackIndex Parse(ReadOnlySpan<byte> index, long indexOffset, string packPath)
+    private static PackIndex Parse(ReadOnlySpan<byte> index, long indexOffset, string packPath, Action<PackBlock[]>? blocksChecked)
     {
         int blockSize = BinaryPrimitives.ReadInt32LittleEndian(index);
         uint blockCount = BinaryPrimitives.ReadUInt32LittleEndian(index[4..]);
@@ -120,6 +121,7 @@ internal sealed class PackIndex
 
         PackBlock[] blocks = ParseBlocks(
             index.Slice(PackFormat.IndexHeaderSize, (int)blockCount * PackFormat.BlockRecordSize), indexOffset, blockSize, dataLength, packPath);
+        blocksChecked?.Invoke(blocks);
         int entriesStart = PackFormat.IndexHeaderSize + (blocks.Length * PackFormat.BlockRecordSize);
         int namesStart = entriesStart + ((int)entryCount * PackFormat.EntryRecordSize);
         ReadOnlySpan<byte> names = index[namesStart..];

@@ -35,9 +35,10 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
     private readonly PackReaderOptions _options;
     private readonly ArrayPool<byte> _pool;
     private readonly PackBlockCache _blockCache;
+    private Task<DecodedBlock>? _firstBlock;
     private int _disposed;
 
-    private PackReader(string path, SafeFileHandle handle, PackIndex index, PackReaderOptions options)
+    private PackReader(string path, SafeFileHandle handle, PackIndex index, PackReaderOptions options, Task<DecodedBlock>? firstBlock)
     {
         Path = path;
         _handle = handle;
@@ -45,6 +46,7 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
         _options = options;
         _pool = options.BufferPool ?? ArrayPool<byte>.Shared;
         _blockCache = new PackBlockCache(handle, path, index.Blocks, _pool, CachedBlocks);
+        _firstBlock = firstBlock;
     }
 
     /// <summary>Gets the path of the pack, as given to <see cref="OpenAsync(string, PackReaderOptions?, CancellationToken)"/>.</summary>
@@ -73,6 +75,11 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
         OpenAsync(path, null, cancellationToken);
 
     /// <summary>Opens a pack and checks its header, footer and index before anything else.</summary>
+    /// <remarks>
+    /// Once the index's block records are checked, the first block is read and decoded on a thread of its own while the
+    /// entries are parsed, for <see cref="LoadAllAsync"/> to start from. Its buffer is not rented from
+    /// <see cref="PackReaderOptions.BufferPool"/>: a reader that only reads entries by name leaves it to the garbage collector.
+    /// </remarks>
     /// <param name="path">The pack file.</param>
     /// <param name="options">The memory budget and buffer pool; <see langword="null"/> for the defaults.</param>
     /// <param name="cancellationToken">Stops the opening.</param>
@@ -106,16 +113,39 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
         // Opened like every loaded file: a FIFO in its place cannot block, and Windows runs the block reads at once.
         SafeFileHandle handle = ReadableFile.Open(path, out long length);
         LoadObservers.FileRead(path);
+        Task<DecodedBlock>? firstBlock = null;
         try
         {
-            return new PackReader(path, handle, PackIndex.Read(handle, path, length), options);
+            // A whole-pack load starts with the first block: reading and decoding it while the entries are parsed puts its
+            // read, and under the JIT the decoder's compilation, beside the parse instead of after it.
+            PackIndex index = PackIndex.Read(handle, path, length, blocks => firstBlock = StartFirstBlock(handle, path, blocks));
+            return new PackReader(path, handle, index, options, firstBlock);
         }
         catch
         {
+            Observe(firstBlock);
             handle.Dispose();
             throw;
         }
     }
+
+    /// <summary>
+    /// Reads and decodes the first block on a thread of its own (a new process's thread pool starts slowly), into a pool
+    /// of its own: a reader that never loads the whole pack leaves it to the garbage collector, and rents nothing from
+    /// the application's pool on another thread than the caller's.
+    /// </summary>
+    private static Task<DecodedBlock>? StartFirstBlock(SafeFileHandle handle, string path, PackBlock[] blocks) =>
+        blocks.Length == 0
+            ? null
+            : Task.Factory.StartNew(
+                () => DecodedBlock.Read(handle, path, blocks, 0, ArrayPool<byte>.Create()),
+                CancellationToken.None,
+                TaskCreationOptions.LongRunning,
+                TaskScheduler.Default);
+
+    /// <summary>Observes the first block's failure, if it is never loaded (a pack closed during its read, say).</summary>
+    private static void Observe(Task<DecodedBlock>? firstBlock) =>
+        firstBlock?.ContinueWith(static read => _ = read.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted, TaskScheduler.Default);
 
     /// <summary>
     /// Loads every entry, in pack order: a few large reads in flight, blocks decoded on all cores, within
@@ -168,7 +198,9 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
         int window = ReadsInFlight;
         PackReadAhead? readAhead = PackReadAhead.IsSupported ? new(_handle, blocks[0].Offset, blocks[^1].Offset + blocks[^1].StoredLength) : null;
         using var threads = new DedicatedThreadScheduler(window, "FastLoad pack");
-        var inFlight = new Queue<(Task<DecodedBlock> Block, long Charge)>();
+        // Blocks k..next-1 are in flight, each at its own index: an array rather than a Queue of tuples, whose generic
+        // code is not precompiled and would be compiled at the load's start.
+        var inFlight = new Task<DecodedBlock>?[blocks.Length];
         int[] firstEntryIn = FirstEntryStartingIn(blocks.Length);
         Func<PackEntry, InvalidDataException> hashMismatch = HashMismatch;
 
@@ -187,23 +219,23 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
             for (int k = 0; k < blocks.Length; k++)
             {
                 while (next < blocks.Length
-                    && inFlight.Count < window
-                    && (inFlight.Count == 0 || charged + Charge(blocks[next]) + startingEntries[next] <= _options.MemoryBudget))
+                    && next - k < window
+                    && (next == k || charged + Charge(blocks[next]) + startingEntries[next] <= _options.MemoryBudget))
                 {
                     int b = next++;
                     readAhead?.Advance(blocks[b].Offset);
                     charged += Charge(blocks[b]) + startingEntries[b];
-                    inFlight.Enqueue((
-                        Task.Factory.StartNew(
-                            () => DecodedBlock.Decode(
-                                _handle, Path, blocks, b, (long)b * _index.BlockSize, entries, firstEntryIn[b], firstEntryIn[b + 1], _pool, hashMismatch),
-                            cancellationToken,
-                            TaskCreationOptions.None,
-                            threads),
-                        Charge(blocks[b])));
+                    Task<DecodedBlock>? readAlready = b == 0 ? Interlocked.Exchange(ref _firstBlock, null) : null;
+                    inFlight[b] = Task.Factory.StartNew(
+                        () => DecodedBlock.Decode(
+                            _handle, Path, blocks, b, (long)b * _index.BlockSize, entries, firstEntryIn[b], firstEntryIn[b + 1], _pool, hashMismatch, readAlready),
+                        cancellationToken,
+                        TaskCreationOptions.None,
+                        threads);
                 }
 
-                (Task<DecodedBlock> task, long blockCharge) = inFlight.Dequeue();
+                Task<DecodedBlock> task = inFlight[k]!;
+                inFlight[k] = null;
                 block = await task.ConfigureAwait(false);
                 int rawLength = blocks[k].RawLength;
 
@@ -251,7 +283,7 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
 
                 block.Release();
                 block = null;
-                charged -= blockCharge;
+                charged -= Charge(blocks[k]);
             }
         }
         finally
@@ -288,13 +320,18 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
             ? new PackBlock(PackFormat.HeaderSize, 0, 0, 0)
             : _index.Blocks[Math.Min(entry.DataOffset / _index.BlockSize, _index.Blocks.Length - 1)];
 
-    private async Task DrainAsync(Queue<(Task<DecodedBlock> Block, long Charge)> inFlight)
+    private static async Task DrainAsync(Task<DecodedBlock>?[] inFlight)
     {
-        while (inFlight.TryDequeue(out var item))
+        foreach (Task<DecodedBlock>? task in inFlight)
         {
+            if (task is null)
+            {
+                continue;
+            }
+
             try
             {
-                (await item.Block.ConfigureAwait(false)).Release();
+                (await task.ConfigureAwait(false)).Release();
             }
             catch
             {
@@ -499,6 +536,7 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
     {
         if (Interlocked.Exchange(ref _disposed, 1) == 0)
         {
+            Observe(Interlocked.Exchange(ref _firstBlock, null));
             _handle.Dispose();
             _blockCache.Dispose();
         }

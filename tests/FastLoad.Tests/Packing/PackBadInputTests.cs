@@ -140,6 +140,10 @@ public sealed class PackBadInputTests : PackTestBase
     [InlineData("C:/dir/f3.b", "drive")]
     [InlineData("dir0\\f3.bin", "backslash")]
     [InlineData("dir0//f3.bi", "empty segment")]
+    [InlineData("dir0/f3.bi/", "empty segment")]
+    [InlineData("dir0/./f3.b", "'.' or '..'")]
+    [InlineData("dir0/f3b/..", "'.' or '..'")]
+    [InlineData("./dir0/f3.b", "'.' or '..'")]
     public async Task OpenAsync_UnsafeName_Throws(string name, string reason)
     {
         byte[] pack = EditIndex(await SmallPackAsync(), index =>
@@ -178,6 +182,46 @@ public sealed class PackBadInputTests : PackTestBase
         await File.WriteAllBytesAsync(path, pack);
         await using PackReader reader = await PackReader.OpenAsync(path);
         await Assert.ThrowsAsync<InvalidDataException>(() => reader.ReadEntryAsync("dir1/f1.bin"));
+    }
+
+    /// <summary>The first block is read and decoded while the pack opens; its failure is the load's, which it fails.</summary>
+    [Fact]
+    public async Task LoadAllAsync_FirstBlockCorrupt_OpensThenFailsTheLoad()
+    {
+        byte[] pack = await SmallPackAsync();
+        pack[16] ^= 0xFF; // the first stored byte: an LZ4 token, or raw data
+        pack[17] ^= 0xFF;
+        string path = Path.Combine(Root, "corrupt.fpk");
+        await File.WriteAllBytesAsync(path, pack);
+        var pool = new CountingPool();
+
+        await using (PackReader reader = await PackReader.OpenAsync(path, new PackReaderOptions { BufferPool = pool }))
+        {
+            InvalidDataException error = await Assert.ThrowsAsync<InvalidDataException>(async () =>
+            {
+                await foreach (LoadedFile entry in reader.LoadAllAsync())
+                {
+                    entry.Dispose();
+                }
+            });
+            Assert.Matches("block 0|entry 0", error.Message);
+        }
+
+        pool.AssertAllReturned();
+    }
+
+    /// <summary>A reader that never loads the whole pack rents nothing for the block read while it opened.</summary>
+    [Fact]
+    public async Task OpenAsync_ClosedWithoutLoading_LeavesNothingRented()
+    {
+        await File.WriteAllBytesAsync(PackPath, await SmallPackAsync());
+        var pool = new CountingPool();
+
+        PackReader reader = await PackReader.OpenAsync(PackPath, new PackReaderOptions { BufferPool = pool });
+        reader.Dispose();
+
+        Assert.Equal(0, pool.RentCount);
+        await Assert.ThrowsAsync<ObjectDisposedException>(() => reader.ReadEntryAsync("f0.bin"));
     }
 
     [UnixFact("a ':' in a file name, which Windows keeps for drive letters and streams")]

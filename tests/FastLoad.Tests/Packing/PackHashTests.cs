@@ -1,3 +1,4 @@
+using System.IO.Hashing;
 using System.Reflection;
 using System.Text;
 using FastLoad.Packing;
@@ -40,19 +41,39 @@ public sealed class PackHashTests
         }
     }
 
-    /// <summary>
-    /// The hashing loop of System.IO.Hashing (IL only) runs optimized only if inlined into a method the JIT compiles
-    /// with full optimization; a precompiled caller that inlined the wrapper would call the package's tier-0 code.
-    /// </summary>
-    [Theory]
-    [InlineData(typeof(PackHash), nameof(PackHash.Hash))]
-    [InlineData(typeof(PackHash.Incremental), nameof(PackHash.Incremental.Append))]
-    public void HashingEntryPoints_CompiledOptimizedAtRunTimeAndNeverInlined(Type type, string method)
+    /// <summary>Every tail length (0-31 bytes after the 32-byte stripes) and a few large sizes, against System.IO.Hashing.</summary>
+    [Fact]
+    public void Hash_AnyLength_MatchesSystemIoHashing()
     {
-        ArgumentNullException.ThrowIfNull(type);
-        MethodImplAttributes flags = type.GetMethod(method)!.MethodImplementationFlags;
+        byte[] data = TestData.Create(TestData.Random, 1 << 20, seed: 7);
+        for (int length = 0; length <= 300; length++)
+        {
+            for (int offset = 0; offset < 8; offset += 3)
+            {
+                ReadOnlySpan<byte> span = data.AsSpan(offset, length);
+                Assert.True(XxHash64.HashToUInt64(span) == PackHash.Hash(span), $"{length} bytes at {offset}");
+            }
+        }
 
-        Assert.True(flags.HasFlag(MethodImplAttributes.AggressiveOptimization), $"{type.Name}.{method}: {flags}");
-        Assert.True(flags.HasFlag(MethodImplAttributes.NoInlining), $"{type.Name}.{method}: {flags}");
+        foreach (int length in new[] { 4095, 4096, 4097, 70_001, 1 << 20 })
+        {
+            Assert.True(XxHash64.HashToUInt64(data.AsSpan(0, length)) == PackHash.Hash(data.AsSpan(0, length)), $"{length} bytes");
+        }
+    }
+
+    /// <summary>
+    /// The whole-entry hash is precompiled with the library (no run-time-only compilation); the streaming one goes through
+    /// System.IO.Hashing (IL only), whose loop runs optimized only if inlined into a method the JIT compiles with full
+    /// optimization, and never into a precompiled caller.
+    /// </summary>
+    [Fact]
+    public void HashingEntryPoints_CompiledAsIntended()
+    {
+        MethodImplAttributes whole = typeof(PackHash).GetMethod(nameof(PackHash.Hash))!.MethodImplementationFlags;
+        MethodImplAttributes pieces = typeof(PackHash.Incremental).GetMethod(nameof(PackHash.Incremental.Append))!.MethodImplementationFlags;
+
+        Assert.False(whole.HasFlag(MethodImplAttributes.AggressiveOptimization), $"PackHash.Hash: {whole}");
+        Assert.True(pieces.HasFlag(MethodImplAttributes.AggressiveOptimization), $"Incremental.Append: {pieces}");
+        Assert.True(pieces.HasFlag(MethodImplAttributes.NoInlining), $"Incremental.Append: {pieces}");
     }
 }
