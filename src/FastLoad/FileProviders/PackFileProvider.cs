@@ -91,7 +91,8 @@ public sealed class PackFileProvider : IFileProvider, IDisposable, IAsyncDisposa
     public static async Task<PackFileProvider> OpenAsync(
         string path, PackReaderOptions? options = null, ExclusionFilters filters = ExclusionFilters.Sensitive, CancellationToken cancellationToken = default)
     {
-        PackReader reader = await PackReader.OpenAsync(path, options, cancellationToken).ConfigureAwait(false);
+        // Entries are read by name, one block at a time: nothing to read ahead for a whole-pack load.
+        PackReader reader = await PackReader.OpenAsync(path, options, readFirstBlockAhead: false, cancellationToken).ConfigureAwait(false);
         return new PackFileProvider(reader, ownsReader: true, filters);
     }
 

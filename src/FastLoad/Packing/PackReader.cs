@@ -49,6 +49,9 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
         _firstBlock = firstBlock;
     }
 
+    /// <summary>Whether the first block is being read ahead for <see cref="LoadAllAsync"/> (for tests).</summary>
+    internal bool ReadsFirstBlockAhead => Volatile.Read(ref _firstBlock) is not null;
+
     /// <summary>Gets the path of the pack, as given to <see cref="OpenAsync(string, PackReaderOptions?, CancellationToken)"/>.</summary>
     public string Path { get; }
 
@@ -96,7 +99,17 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
     /// <exception cref="IOException">The pack could not be read.</exception>
     /// <exception cref="UnauthorizedAccessException">The pack could not be opened for reading.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
-    public static Task<PackReader> OpenAsync(string path, PackReaderOptions? options, CancellationToken cancellationToken = default)
+    public static Task<PackReader> OpenAsync(string path, PackReaderOptions? options, CancellationToken cancellationToken = default) =>
+        OpenAsync(path, options, readFirstBlockAhead: true, cancellationToken);
+
+    /// <param name="path">The pack file.</param>
+    /// <param name="options">The memory budget and buffer pool; <see langword="null"/> for the defaults.</param>
+    /// <param name="readFirstBlockAhead">
+    /// Whether the first block is read and decoded while the index is parsed: for a reader whose next step is
+    /// <see cref="LoadAllAsync"/>, not for one that reads entries by name (<see cref="PackFileProvider"/>).
+    /// </param>
+    /// <param name="cancellationToken">Stops the opening.</param>
+    internal static Task<PackReader> OpenAsync(string path, PackReaderOptions? options, bool readFirstBlockAhead, CancellationToken cancellationToken)
     {
         ArgumentException.ThrowIfNullOrEmpty(path);
         options = (options ?? new PackReaderOptions()).Clone();
@@ -105,10 +118,10 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
             throw new ArgumentException(failure, nameof(options));
         }
 
-        return Task.Run(() => Open(path, options), cancellationToken);
+        return Task.Run(() => Open(path, options, readFirstBlockAhead), cancellationToken);
     }
 
-    private static PackReader Open(string path, PackReaderOptions options)
+    private static PackReader Open(string path, PackReaderOptions options, bool readFirstBlockAhead)
     {
         // Opened like every loaded file: a FIFO in its place cannot block, and Windows runs the block reads at once.
         SafeFileHandle handle = ReadableFile.Open(path, out long length);
@@ -118,7 +131,9 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
         {
             // A whole-pack load starts with the first block: reading and decoding it while the entries are parsed puts its
             // read, and under the JIT the decoder's compilation, beside the parse instead of after it.
-            PackIndex index = PackIndex.Read(handle, path, length, blocks => firstBlock = StartFirstBlock(handle, path, blocks));
+            PackIndex index = readFirstBlockAhead
+                ? PackIndex.Read(handle, path, length, blocks => firstBlock = StartFirstBlock(handle, path, blocks))
+                : PackIndex.Read(handle, path, length);
             return new PackReader(path, handle, index, options, firstBlock);
         }
         catch

@@ -18,6 +18,23 @@ public class PackFileProviderTests : TempDirectoryTestBase
     }
 
     [Fact]
+    public async Task OpenAsync_ReadsEntriesByName_ReadsNoBlockAheadForAWholePackLoad()
+    {
+        // A reader opened for LoadAllAsync starts on the first block at once; a provider reads entries by name, so a
+        // block read ahead would be a read and a decode at every start for nothing.
+        byte[] data = await PackOneAsync();
+        await using PackReader reader = await PackReader.OpenAsync(PackPath);
+        await using PackFileProvider provider = await PackFileProvider.OpenAsync(PackPath);
+
+        Assert.True(reader.ReadsFirstBlockAhead);
+        Assert.False(provider.Reader.ReadsFirstBlockAhead);
+        await using Stream stream = provider.GetFileInfo("dir/f.bin").CreateReadStream();
+        using var copy = new MemoryStream();
+        await stream.CopyToAsync(copy);
+        Assert.Equal(data, copy.ToArray());
+    }
+
+    [Fact]
     public async Task Watch_AnyFilter_ReturnsATokenThatNeverFires()
     {
         await PackOneAsync();
