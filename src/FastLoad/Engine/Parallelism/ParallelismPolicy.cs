@@ -46,8 +46,7 @@ internal static class ParallelismPolicy
                 _ => RotationalLargeFileDepth,
             },
 
-            // Memory has no queue to fill: the copies are bound by the cores.
-            StorageKind.Memory => Math.Max(2, 2 * processorCount),
+            StorageKind.Memory => MemoryDepth(processorCount),
             _ => Math.Max(2 * processorCount, meanLength switch
             {
                 <= SmallFileLimit => SmallFileDepth,
@@ -59,6 +58,9 @@ internal static class ParallelismPolicy
 
         return Bound(depth, meanLength, fileCount, memoryBudget);
     }
+
+    /// <summary>Reads at once from memory (tmpfs, a RAM disk): no queue to fill, the copies are bound by the cores.</summary>
+    public static int MemoryDepth(int processorCount) => Math.Max(2, 2 * processorCount);
 
     /// <summary>Whether a controller corrects the prior from measured throughput on this kind of storage.</summary>
     /// <remarks>

@@ -97,8 +97,7 @@ internal sealed record ReadPlan(
             // A spinning disk wants few reads at once (with input order the direct readers are all there is).
             StorageKind.Rotational => options.Ordering == LoadOrdering.Input ? ParallelismPolicy.RotationalShallowDepth : 0,
 
-            // Memory has no queue to fill: the copies are bound by the cores.
-            StorageKind.Memory => Math.Max(2, 2 * processors),
+            StorageKind.Memory => ParallelismPolicy.MemoryDepth(processors),
             _ => MaxThreads,
         };
         int byFiles = options.MaxDegreeOfParallelism is null ? (fileCount + FilesPerThread - 1) / FilesPerThread : fileCount;

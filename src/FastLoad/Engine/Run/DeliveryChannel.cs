@@ -125,7 +125,8 @@ internal sealed class DeliveryChannel
         }
     }
 
-    private bool AllHandedOverLocked => _handedOver == _files.Count;
+    // Only the consumer's thread hands files over, so its reads need no lock.
+    private bool AllHandedOver => _handedOver == _files.Count;
 
     private bool TryTakeLocked([NotNullWhen(true)] out LoadedFile? file)
     {
@@ -339,7 +340,7 @@ internal sealed class DeliveryChannel
         public IReadOnlyList<LoadFailure>? Failures => channel._failures;
 
         /// <summary>Whether every file of the set was handed over. The consumer's thread.</summary>
-        public bool AllHandedOver => channel._handedOver == channel._files.Count;
+        public bool AllHandedOver => channel.AllHandedOver;
 
         /// <summary>
         /// Takes the next file if it is ready (<paramref name="file"/>: <see langword="null"/> when not);
@@ -351,7 +352,7 @@ internal sealed class DeliveryChannel
             lock (channel._sync)
             {
                 // Every file handed over: the load is complete, whatever was asked of it since.
-                if (channel.AllHandedOverLocked)
+                if (channel.AllHandedOver)
                 {
                     file = null;
                     return false;
@@ -375,7 +376,7 @@ internal sealed class DeliveryChannel
             lock (channel._sync)
             {
                 if (channel._ready.HasNext(channel._nextIndex)
-                    || channel.AllHandedOverLocked
+                    || channel.AllHandedOver
                     || channel._fault is not null
                     || channel._context.Lifetime.IsStopped)
                 {
@@ -412,7 +413,7 @@ internal sealed class DeliveryChannel
             channel._signal.GetResult(token);
             lock (channel._sync)
             {
-                if (channel.AllHandedOverLocked)
+                if (channel.AllHandedOver)
                 {
                     return null;
                 }
