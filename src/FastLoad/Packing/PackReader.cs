@@ -106,7 +106,7 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
     /// <param name="options">The memory budget and buffer pool; <see langword="null"/> for the defaults.</param>
     /// <param name="readFirstBlockAhead">
     /// Whether the first block is read and decoded while the index is parsed: for a reader whose next step is
-    /// <see cref="LoadAllAsync"/>, not for one that reads entries by name (<see cref="PackFileProvider"/>).
+    /// <see cref="LoadAllAsync"/>, not for one that reads entries by name (a file provider).
     /// </param>
     /// <param name="cancellationToken">Stops the opening.</param>
     internal static Task<PackReader> OpenAsync(string path, PackReaderOptions? options, bool readFirstBlockAhead, CancellationToken cancellationToken)
