@@ -14,9 +14,13 @@ namespace FastLoad.Engine;
 /// <param name="RingCachedDepth">How many files each ring reads at once until then (<see cref="CachedDepth"/> or <see cref="CachedDepthAlone"/>).</param>
 /// <param name="CallerAlone">Whether the consumer's thread reads the set alone where no ring reads: a few files, no thread started.</param>
 /// <param name="ThreadDeliveryWindow">The delivery window where no ring reads.</param>
+/// <param name="ThreadsWhileCached">
+/// Reader threads until a read waits for the device, where the kernel can tell (Linux): one per core, as cached files
+/// only take turns on the cores; <see cref="Threads"/> where the number is pinned, or elsewhere.
+/// </param>
 /// <param name="RingDeliveryWindow">The delivery window of the rings, once a read waits for the device.</param>
 internal sealed record ReadPlan(
-    int Threads, bool UsesRings, int Rings, int RingDepth, int RingCachedDepth, bool CallerAlone, int ThreadDeliveryWindow, int RingDeliveryWindow)
+    int Threads, bool UsesRings, int Rings, int RingDepth, int RingCachedDepth, bool CallerAlone, int ThreadDeliveryWindow, int RingDeliveryWindow, int ThreadsWhileCached)
 {
     /// <summary>Files in flight at most over a load's rings: deep enough for a native reader to reach an SSD's limit (docs/startup.md).</summary>
     internal const int MaxRingDepth = 128;
@@ -61,7 +65,8 @@ internal sealed record ReadPlan(
         bool callerAlone = threads > 0 && fileCount <= CallerAloneThreshold && options.MaxDegreeOfParallelism is null;
         int threadWindow = Math.Max(MinDeliveryWindow, DeliveryWindowPerRead * Math.Min(fileCount, ParallelismPolicy.MaxAdaptiveDepth));
         int ringWindow = Math.Max(MinDeliveryWindow, DeliveryWindowPerRead * ringDepth);
-        return new ReadPlan(threads, rings, ringCount, ringDepth, ringCount == 1 ? CachedDepthAlone : CachedDepth, callerAlone, threadWindow, ringWindow);
+        int whileCached = OperatingSystem.IsLinux() && options.MaxDegreeOfParallelism is null ? Math.Min(threads, processors) : threads;
+        return new ReadPlan(threads, rings, ringCount, ringDepth, ringCount == 1 ? CachedDepthAlone : CachedDepth, callerAlone, threadWindow, ringWindow, whileCached);
     }
 
     /// <summary>The depth of ring <paramref name="ring"/>: its share of <see cref="RingDepth"/> among the <see cref="Rings"/>.</summary>

@@ -158,7 +158,7 @@ internal static class BlockingReads
         FileContents contents;
         try
         {
-            contents = FileReader.Read(handle, path, length, settings, growing is null ? null : growing.Grow, context.StopToken);
+            contents = FileReader.Read(handle, path, length, settings, growing is null ? null : growing.Grow, context.DeviceWait, context.StopToken);
         }
         catch
         {

@@ -28,6 +28,7 @@ internal sealed class DirectReaders
     private readonly object _park = new();
     private ParallelismController? _controller;
     private int _limit;
+    private readonly int _threadsWhileCached;
     private int _started;
     private int _running;
     // 1 while this load's threads count in the parallelism instrument; lowered once, by the load's release or the last
@@ -35,12 +36,18 @@ internal sealed class DirectReaders
     private int _parallelismCounted;
     private volatile bool _budgetChecked;
 
-    public DirectReaders(LoadContext context, DeliveryChannel.DeliveryWriter delivery, LoadReaders readers, int threads)
+    public DirectReaders(LoadContext context, DeliveryChannel.DeliveryWriter delivery, LoadReaders readers, int threads, int threadsWhileCached)
     {
         _context = context;
         _delivery = delivery;
         _readers = readers;
         _limit = threads;
+        _threadsWhileCached = threadsWhileCached;
+        if (threadsWhileCached < threads)
+        {
+            // The first read that waits for the device starts the threads held back.
+            context.DeviceWait = new DeviceWaitSignal(StartNext);
+        }
     }
 
     /// <summary>The number of threads the load reads on.</summary>
@@ -111,12 +118,13 @@ internal sealed class DirectReaders
             return;
         }
 
-        // Claimed only below the limit, so that a limit raised later starts the ordinals that never ran.
+        // Claimed only below the limit, so that a limit raised later starts the ordinals that never ran; beyond one a
+        // core only once a read waited for the device (the signal starts the next then).
         int ordinal;
         do
         {
             ordinal = Volatile.Read(ref _started);
-            if (ordinal >= Threads)
+            if (ordinal >= Threads || (ordinal >= _threadsWhileCached && _context.DeviceWait is { Seen: false }))
             {
                 return;
             }

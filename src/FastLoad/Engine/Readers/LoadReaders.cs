@@ -75,7 +75,7 @@ internal sealed class LoadReaders(LoadContext context, DeliveryChannel.DeliveryW
 
         if (plan.Threads > 0)
         {
-            _direct = new DirectReaders(context, delivery, this, plan.Threads);
+            _direct = new DirectReaders(context, delivery, this, plan.Threads, plan.ThreadsWhileCached);
             _direct.Start();
             return new CallerReads(context, delivery, this);
         }

@@ -36,6 +36,12 @@ internal sealed class LoadContext(LoadEngine engine, FileCursor files, LoadLifet
 
     public CancellationToken StopToken { get; } = lifetime.StopToken;
 
+    /// <summary>
+    /// Whether the load's blocking reads have waited for the device yet, where its reader threads wait for that before
+    /// they outnumber the cores; <see langword="null"/> otherwise. Set before any reader starts.
+    /// </summary>
+    public DeviceWaitSignal? DeviceWait { get; set; }
+
     /// <summary>The most reads that ran at once.</summary>
     public int PeakConcurrentReads => Volatile.Read(ref _peakConcurrentReads);
 

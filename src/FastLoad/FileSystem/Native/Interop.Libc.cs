@@ -89,6 +89,19 @@ internal static unsafe partial class Interop
     [LibraryImport(Libc, EntryPoint = "pread", SetLastError = true)]
     internal static partial nint PRead(SafeHandle fd, byte* buffer, nint count, long offset);
 
+    /// <summary>preadv2's flag: read only what the page cache holds; <c>EAGAIN</c> where the read would wait for the device.</summary>
+    internal const int ReadNoWait = 0x8;
+
+    [StructLayout(LayoutKind.Sequential)]
+    internal struct IoVector
+    {
+        public void* Base;
+        public nuint Length;
+    }
+
+    [LibraryImport(Libc, EntryPoint = "preadv2", SetLastError = true)]
+    internal static partial nint PReadV2(SafeHandle fd, IoVector* vectors, int count, long offset, int flags);
+
     // ioctl(2) is variadic; one pointer argument passes the same way as in a fixed signature on x64 and arm64 Linux.
     [LibraryImport(Libc, EntryPoint = "ioctl", SetLastError = true)]
     internal static partial int Ioctl(int fd, ulong request, void* argument);

@@ -19,7 +19,21 @@ internal static class FileReader
     /// <param name="grow">For a file of length 0: told of each buffer it grows into, before it is taken (see <see cref="WholeFileReader.Read"/>).</param>
     /// <param name="cancellationToken">Stops the read.</param>
     public static FileContents Read(
-        SafeFileHandle handle, string path, long length, ReadSettings settings, Action<long>? grow, CancellationToken cancellationToken)
+        SafeFileHandle handle, string path, long length, ReadSettings settings, Action<long>? grow, CancellationToken cancellationToken) =>
+        Read(handle, path, length, settings, grow, deviceWait: null, cancellationToken);
+
+    /// <param name="handle">The open file; disposed here.</param>
+    /// <param name="path">The path, for errors.</param>
+    /// <param name="length">The length it had when opened.</param>
+    /// <param name="settings">The load's read settings.</param>
+    /// <param name="grow">For a file of length 0: told of each buffer it grows into.</param>
+    /// <param name="deviceWait">
+    /// Told when this read waits for the device, while nothing has yet: a small file is first read only from the page
+    /// cache, which costs no second read where its bytes are cached. <see langword="null"/> when nobody asks.
+    /// </param>
+    /// <param name="cancellationToken">Stops the read.</param>
+    public static FileContents Read(
+        SafeFileHandle handle, string path, long length, ReadSettings settings, Action<long>? grow, DeviceWaitSignal? deviceWait, CancellationToken cancellationToken)
     {
         try
         {
@@ -28,7 +42,17 @@ internal static class FileReader
                 throw AvailableMemory.TooLarge(path, length, available);
             }
 
-            if (!settings.IsLarge(length))
+            if (deviceWait is { Seen: false } && length > 0 && !settings.IsLarge(length))
+            {
+                return ReadIfCached(handle, path, length, settings, deviceWait, cancellationToken);
+            }
+
+            if (settings.IsLarge(length))
+            {
+                // Large files read several ranges at once each; what their reads wait for is not worth a probe.
+                deviceWait?.Set();
+            }
+            else
             {
                 return settings.UsesNativeBlock(length)
                     ? ReadWhole(NativeBlockPool.Rent(length), handle, path, length, cancellationToken)
@@ -54,6 +78,29 @@ internal static class FileReader
         {
             handle?.Dispose();
         }
+    }
+
+    /// <summary>A small file read from the page cache alone, or, where any of it is not there, the usual way after telling <paramref name="deviceWait"/>.</summary>
+    private static FileContents ReadIfCached(SafeFileHandle handle, string path, long length, ReadSettings settings, DeviceWaitSignal deviceWait, CancellationToken cancellationToken)
+    {
+        FileContents contents = settings.UsesNativeBlock(length)
+            ? NativeBlockPool.Rent(length)
+            : new PooledContents(settings.Pool.Rent((int)length), (int)length, settings.Pool);
+        try
+        {
+            if (WholeFileReader.TryReadCached(handle, contents.Slice(0, (int)length)))
+            {
+                return contents;
+            }
+        }
+        catch
+        {
+            contents.Dispose();
+            throw;
+        }
+
+        deviceWait.Set();
+        return ReadWhole(contents, handle, path, length, cancellationToken);
     }
 
     /// <summary>One read (looped on short reads) of a file smaller than a chunk into <paramref name="contents"/>.</summary>

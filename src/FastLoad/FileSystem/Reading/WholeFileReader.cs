@@ -99,6 +99,32 @@ internal static class WholeFileReader
         }
     }
 
+    /// <summary>
+    /// Reads <paramref name="destination"/>'s length from the file's start only if the page cache holds every byte
+    /// (Linux: <c>preadv2</c> with <c>RWF_NOWAIT</c>): <see langword="false"/> where a byte would wait for the device, the
+    /// file is shorter, or the kernel cannot say; the caller then reads it the usual way.
+    /// </summary>
+    internal static unsafe bool TryReadCached(SafeFileHandle handle, Span<byte> destination)
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            return false;
+        }
+
+        fixed (byte* buffer = destination)
+        {
+            var vector = new Interop.IoVector { Base = buffer, Length = (nuint)destination.Length };
+            nint read;
+            do
+            {
+                read = Interop.PReadV2(handle, &vector, 1, 0, Interop.ReadNoWait);
+            }
+            while (read < 0 && System.Runtime.InteropServices.Marshal.GetLastPInvokeError() == Interop.EINTR);
+
+            return read == destination.Length;
+        }
+    }
+
     internal static unsafe int ReadAt(SafeFileHandle handle, string path, Span<byte> destination, long offset)
     {
         if (OperatingSystem.IsLinux())

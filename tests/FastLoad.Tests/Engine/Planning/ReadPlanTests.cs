@@ -46,6 +46,18 @@ public class ReadPlanTests
         Assert.All(Enumerable.Range(0, rings), ring => Assert.InRange(plan.RingShare(ring), depth / rings, (depth / rings) + 1));
     }
 
+    [Theory]
+    [InlineData(null, 2, 64, 2)] // Automatic: a thread a core until a read waits for the device (Linux), then the plan's.
+    [InlineData(null, 16, 64, 16)]
+    [InlineData(12, 2, 12, 12)] // Pinned: the promise from the start.
+    public void For_ThreadsWhileCached_AreTheCoresUntilAReadWaitsWhereTheKernelCanTell(int? pinned, int cores, int threads, int whileCachedOnLinux)
+    {
+        ReadPlan plan = ReadPlan.For(
+            new FileLoaderOptions { Scheduling = IoScheduling.DedicatedThreads, MaxDegreeOfParallelism = pinned }, StorageKind.Unknown, 8022, cores);
+
+        Assert.Equal((threads, OperatingSystem.IsLinux() ? whileCachedOnLinux : threads), (plan.Threads, plan.ThreadsWhileCached));
+    }
+
     [Fact]
     public void For_PhysicalOrderOn_LeavesTheSetToThePipeline()
     {
