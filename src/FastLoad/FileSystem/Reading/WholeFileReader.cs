@@ -13,6 +13,9 @@ internal static class WholeFileReader
     // Bounds one pread so that cancellation is seen between steps of a large file.
     private const int MaxReadSize = 8 * 1024 * 1024;
 
+    // Set once a C library without preadv2 was found: nothing asks the page cache alone then.
+    private static bool s_noPReadV2;
+
     /// <summary>
     /// Reads the file as it is when opened: its length then sizes the buffer, reads loop until it is full, and a
     /// file that shrank meanwhile yields only the bytes it still has. The caller owns the returned contents.
@@ -106,7 +109,7 @@ internal static class WholeFileReader
     /// </summary>
     internal static unsafe bool TryReadCached(SafeFileHandle handle, Span<byte> destination)
     {
-        if (!OperatingSystem.IsLinux())
+        if (!OperatingSystem.IsLinux() || s_noPReadV2)
         {
             return false;
         }
@@ -115,11 +118,20 @@ internal static class WholeFileReader
         {
             var vector = new Interop.IoVector { Base = buffer, Length = (nuint)destination.Length };
             nint read;
-            do
+            try
             {
-                read = Interop.PReadV2(handle, &vector, 1, 0, Interop.ReadNoWait);
+                do
+                {
+                    read = Interop.PReadV2(handle, &vector, 1, 0, Interop.ReadNoWait);
+                }
+                while (read < 0 && System.Runtime.InteropServices.Marshal.GetLastPInvokeError() == Interop.EINTR);
             }
-            while (read < 0 && System.Runtime.InteropServices.Marshal.GetLastPInvokeError() == Interop.EINTR);
+            catch (EntryPointNotFoundException)
+            {
+                // A C library older than preadv2 (glibc 2.26, musl 1.1.17): the caller reads the usual way.
+                s_noPReadV2 = true;
+                return false;
+            }
 
             return read == destination.Length;
         }
