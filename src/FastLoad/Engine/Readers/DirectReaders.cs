@@ -46,7 +46,7 @@ internal sealed class DirectReaders
         if (threadsWhileCached < threads)
         {
             // The first read that waits for the device starts the threads held back.
-            context.DeviceWait = new DeviceWaitSignal(StartNext);
+            context.DeviceWait = new DeviceWaitSignal(StartHeldBack);
         }
     }
 
@@ -107,6 +107,19 @@ internal sealed class DirectReaders
         if (_controller?.OnCompleted(bytes, 1) is int limit)
         {
             ChangeLimit(limit);
+        }
+    }
+
+    /// <summary>Starts the threads held back until a read waited; one that cannot be started stops the load visibly, not the read that waited.</summary>
+    private void StartHeldBack()
+    {
+        try
+        {
+            StartNext();
+        }
+        catch (Exception ex)
+        {
+            _delivery.Fail(ex);
         }
     }
 

@@ -42,22 +42,16 @@ internal static class FileReader
                 throw AvailableMemory.TooLarge(path, length, available);
             }
 
-            if (deviceWait is { Seen: false } && length > 0 && !settings.IsLarge(length))
+            if (!settings.IsLarge(length))
             {
-                return ReadIfCached(handle, path, length, settings, deviceWait, cancellationToken);
-            }
-
-            if (settings.IsLarge(length))
-            {
-                // Large files read several ranges at once each; what their reads wait for is not worth a probe.
-                deviceWait?.Set();
-            }
-            else
-            {
-                return settings.UsesNativeBlock(length)
-                    ? ReadWhole(NativeBlockPool.Rent(length), handle, path, length, cancellationToken)
+                // A file of length 0 (a pseudo file) is read to its end in growing arrays.
+                return length > 0
+                    ? ReadWhole(Rent(settings, length), handle, path, length, deviceWait, cancellationToken)
                     : WholeFileReader.Read(handle, path, length, settings.Pool, grow, cancellationToken);
             }
+
+            // Large files read several ranges at once each; what their reads wait for is not worth a probe.
+            deviceWait?.Set();
 
             if (settings.MemoryMapped)
             {
@@ -69,10 +63,7 @@ internal static class FileReader
                 return direct;
             }
 
-            FileContents contents = settings.UsesNativeBlock(length) ? NativeBlockPool.Rent(length)
-                : length <= Array.MaxLength ? new PooledContents(settings.Pool.Rent((int)length), (int)length, settings.Pool)
-                : new SegmentedContents(length, settings.Pool);
-            return ChunkedReader.ReadInto(contents, handle, path, length, 1, cancellationToken);
+            return ChunkedReader.ReadInto(Rent(settings, length), handle, path, length, 1, cancellationToken);
         }
         finally
         {
@@ -80,36 +71,34 @@ internal static class FileReader
         }
     }
 
-    /// <summary>A small file read from the page cache alone, or, where any of it is not there, the usual way after telling <paramref name="deviceWait"/>.</summary>
-    private static FileContents ReadIfCached(SafeFileHandle handle, string path, long length, ReadSettings settings, DeviceWaitSignal deviceWait, CancellationToken cancellationToken)
-    {
-        FileContents contents = settings.UsesNativeBlock(length)
-            ? NativeBlockPool.Rent(length)
-            : new PooledContents(settings.Pool.Rent((int)length), (int)length, settings.Pool);
-        try
-        {
-            if (WholeFileReader.TryReadCached(handle, contents.Slice(0, (int)length)))
-            {
-                return contents;
-            }
-        }
-        catch
-        {
-            contents.Dispose();
-            throw;
-        }
+    /// <summary>Where a file of <paramref name="length"/> bytes goes: a native block, a pooled array, or pooled segments beyond an array's limit.</summary>
+    private static FileContents Rent(ReadSettings settings, long length) =>
+        settings.UsesNativeBlock(length) ? NativeBlockPool.Rent(length)
+        : length <= Array.MaxLength ? new PooledContents(settings.Pool.Rent((int)length), (int)length, settings.Pool)
+        : new SegmentedContents(length, settings.Pool);
 
-        deviceWait.Set();
-        return ReadWhole(contents, handle, path, length, cancellationToken);
-    }
-
-    /// <summary>One read (looped on short reads) of a file smaller than a chunk into <paramref name="contents"/>.</summary>
-    private static FileContents ReadWhole(FileContents contents, SafeFileHandle handle, string path, long length, CancellationToken cancellationToken)
+    /// <summary>
+    /// One read (looped on short reads) of a file smaller than a chunk into <paramref name="contents"/>; while
+    /// <paramref name="deviceWait"/> has seen no wait, first from the page cache alone, telling it when that falls short.
+    /// </summary>
+    private static FileContents ReadWhole(
+        FileContents contents, SafeFileHandle handle, string path, long length, DeviceWaitSignal? deviceWait, CancellationToken cancellationToken)
     {
         try
         {
             cancellationToken.ThrowIfCancellationRequested();
-            contents.Truncate(ChunkedReader.ReadFully(handle, path, contents.Slice(0, (int)length), 0));
+            Span<byte> destination = contents.Slice(0, (int)length);
+            if (deviceWait is { Seen: false })
+            {
+                if (WholeFileReader.TryReadCached(handle, destination))
+                {
+                    return contents;
+                }
+
+                deviceWait.Set();
+            }
+
+            contents.Truncate(ChunkedReader.ReadFully(handle, path, destination, 0));
             return contents;
         }
         catch
