@@ -33,6 +33,9 @@ internal sealed class LoadTestHooks
     /// <summary>Called on each direct reader thread as it starts, before it starts the next or reads: a slow thread start.</summary>
     public Action? OnReaderThreadStart { get; init; }
 
+    /// <summary>Called once a load's first blocking read did not find its bytes in the page cache, before the reader threads held back start.</summary>
+    public Action? OnDeviceWaitSeen { get; init; }
+
     /// <summary>Called before a reader describes the load's storage: a slow device description.</summary>
     public Action? OnDescribeDevice { get; init; }
 

@@ -36,6 +36,20 @@ public abstract class TempDirectoryTestBase : IDisposable
     protected string WriteFile(string relativePath, int length, int seed = 0) =>
         WriteFile(relativePath, Contents(length, seed));
 
+    /// <summary>
+    /// Writes each file's pages back to the disk now (fsync): they stay cached, and clean, so that a test of cached reads
+    /// does not meet a page the kernel has locked to write back, which a read that must not wait reports as a wait.
+    /// </summary>
+    protected static void WriteBack(IEnumerable<string> paths)
+    {
+        ArgumentNullException.ThrowIfNull(paths);
+        foreach (string path in paths)
+        {
+            using var file = new FileStream(path, FileMode.Open, FileAccess.ReadWrite);
+            file.Flush(flushToDisk: true);
+        }
+    }
+
     /// <summary>Deterministic, position-dependent bytes, so that a shifted or mixed-up buffer is caught.</summary>
     protected internal static byte[] Contents(int length, int seed)
     {

@@ -115,6 +115,7 @@ internal sealed class DirectReaders
     {
         try
         {
+            _context.Hooks.OnDeviceWaitSeen?.Invoke();
             StartNext();
         }
         catch (Exception ex)

@@ -76,6 +76,7 @@ public class RingReaderTests : TempDirectoryTestBase
     public async Task Load_CachedFiles_ReadsAFewAtOnceAndHoldsAFewBuffersAhead(int count)
     {
         List<string> paths = [.. Enumerable.Range(0, count).Select(i => WriteFile($"f{i:D3}.bin", 3000 + i, seed: i))];
+        WriteBack(paths);
         var options = new FileLoaderOptions { BufferPool = new CountingPool() };
         var pool = (CountingPool)options.BufferPool;
         int peakOutstanding = 0;
@@ -83,7 +84,8 @@ public class RingReaderTests : TempDirectoryTestBase
         int rings = ReadPlan.For(options, StorageKind.Unknown, count, Environment.ProcessorCount).Rings;
         var seen = new bool[count];
 
-        // Just written: every page is cached, so no read waits for the device and the rings stay shallow.
+        // Just written and written back: every page is cached and clean, so no read waits for the device and the rings
+        // stay shallow.
         LoadSummary summary = await new FileLoader(options).LoadAsync(FileSet.FromPaths(paths), (file, _) =>
         {
             Assert.Equal(Contents(3000 + file.Index, file.Index), file.Data.ToArray());
