@@ -12,21 +12,22 @@ internal static unsafe partial class DirectoryWalk
     // Room for a few hundred entries a call; a larger folder takes several.
     private const int EntryBufferSize = 32 * 1024;
 
-    // Folders waiting before another walker is worth its thread.
-    private const int FoldersForAnotherWalker = 2;
+    // Folders waiting before another walker is worth its thread: while the folders are cached, a walker only shares the
+    // CPU's work, which a small tree does not repay; once a folder waited for the device, it reads while others wait.
+    private const int FoldersForAnotherWalkerWhileCached = 16;
+    private const int FoldersForAnotherWalkerWhileWaiting = 2;
 
     // Folders read at once once reading one has waited for the device: a network volume serves 32 requests at once,
-    // and a disk orders what it is given. While the folders are cached, the calling thread reads them alone: there a
-    // walker's thread costs more than it saves (docs/measurements/folder-walk.md).
+    // and a disk orders what it is given. While the folders are cached, a walker a core (docs/measurements/folder-walk.md).
     private const int WalkersWhileWaiting = 32;
 
-    // A folder that took longer than this to read waited for the device.
+    // A folder whose open and listing calls took longer than this in all waited for the device.
     private static readonly long DeviceWaitTicks = Stopwatch.Frequency / 2000;
 
     [SupportedOSPlatform("linux")]
-    private static string[] WalkLinux(string root, string pattern, bool recursive, bool walkersFromTheStart)
+    private static string[] WalkLinux(string root, string pattern, bool recursive, bool walkersFromTheStart, DirectoryWalkObserver? observer)
     {
-        var walk = new LinuxWalk(pattern, recursive, walkersFromTheStart ? WalkersWhileWaiting : 1);
+        var walk = new LinuxWalk(pattern, recursive, walkersFromTheStart, observer);
         return walk.Run(Path.TrimEndingDirectorySeparator(Path.GetFullPath(root)));
     }
 
@@ -84,10 +85,11 @@ internal static unsafe partial class DirectoryWalk
     }
 
     /// <summary>
-    /// One walk: a stack of folders to read, shared by the calling thread and the walkers it starts on reader threads once
-    /// reading a folder has waited for the device. Each folder keeps what it holds; the walk ends when no folder is left and none is being read.
+    /// One walk: a stack of folders to read, shared by the calling thread and the walkers it starts on reader threads, up to
+    /// a core's worth while the folders are cached and more once reading one has waited for the device. Each folder keeps
+    /// what it holds; the walk ends when no folder is left and none is being read.
     /// </summary>
-    private sealed class LinuxWalk(string pattern, bool recursive, int walkerLimit)
+    private sealed class LinuxWalk(string pattern, bool recursive, bool walkersFromTheStart, DirectoryWalkObserver? observer)
     {
         private readonly object _gate = new();
         private readonly Stack<Folder> _pending = new();
@@ -97,7 +99,7 @@ internal static unsafe partial class DirectoryWalk
         private int _walkers = 1;
         private int _reading;
         private int _waiting;
-        private int _walkerLimit = walkerLimit;
+        private bool _waitedForTheDevice = walkersFromTheStart;
         private ExceptionDispatchInfo? _error;
 
         public string[] Run(string root)
@@ -191,17 +193,18 @@ internal static unsafe partial class DirectoryWalk
             {
                 while (TryTake(out Folder? folder))
                 {
-                    long started = Stopwatch.GetTimestamp();
+                    long systemCallTicks = 0;
                     try
                     {
-                        Read(folder, entries, name);
+                        Read(folder, entries, name, ref systemCallTicks);
                     }
                     catch (Exception error)
                     {
                         Fail(error);
                     }
 
-                    Done(folder.Subfolders, waitedForTheDevice: Stopwatch.GetTimestamp() - started > DeviceWaitTicks);
+                    observer?.FolderListed?.Invoke(folder.Path);
+                    Done(folder.Subfolders, waitedForTheDevice: systemCallTicks > DeviceWaitTicks);
                 }
             }
             finally
@@ -254,15 +257,15 @@ internal static unsafe partial class DirectoryWalk
                     _pending.Push(subfolder);
                 }
 
-                if (waitedForTheDevice)
-                {
-                    _walkerLimit = Math.Max(_walkerLimit, WalkersWhileWaiting);
-                }
-
-                start = _error is null && _pending.Count >= FoldersForAnotherWalker
-                    ? Math.Max(0, Math.Min(_pending.Count - 1, _walkerLimit - _walkers))
+                _waitedForTheDevice |= waitedForTheDevice;
+                (int foldersForAnotherWalker, int walkerLimit) = _waitedForTheDevice
+                    ? (FoldersForAnotherWalkerWhileWaiting, WalkersWhileWaiting)
+                    : (FoldersForAnotherWalkerWhileCached, Environment.ProcessorCount);
+                start = _error is null && _pending.Count >= foldersForAnotherWalker
+                    ? Math.Max(0, Math.Min(_pending.Count - 1, walkerLimit - _walkers))
                     : 0;
                 _walkers += start;
+                observer?.WalkersRunning(_walkers);
                 if (_waiting > 0 && (subfolders.Count > 0 || _reading == 0))
                 {
                     Monitor.PulseAll(_gate);
@@ -301,11 +304,18 @@ internal static unsafe partial class DirectoryWalk
             }
         }
 
-        private void Read(Folder folder, byte* entries, Span<char> name)
+        /// <summary>
+        /// Lists <paramref name="folder"/>; adds the time its system calls took to <paramref name="systemCallTicks"/>.
+        /// Only those calls can wait for the device: the names' decoding around them, and a collection or a page fault
+        /// of the memory they go to, take as long warm as cold.
+        /// </summary>
+        private void Read(Folder folder, byte* entries, Span<char> name, ref long systemCallTicks)
         {
             List<string> found = folder.Files;
             List<Folder> subfolders = folder.Subfolders;
+            long started = Stopwatch.GetTimestamp();
             int fd = Open(folder);
+            systemCallTicks += Stopwatch.GetTimestamp() - started;
             if (fd < 0)
             {
                 return;
@@ -316,7 +326,9 @@ internal static unsafe partial class DirectoryWalk
                 string prefix = folder.Path.EndsWith('/') ? folder.Path : folder.Path + "/";
                 while (true)
                 {
+                    started = Stopwatch.GetTimestamp();
                     int filled = Interop.GetDirectoryEntries(fd, entries, EntryBufferSize);
+                    systemCallTicks += Stopwatch.GetTimestamp() - started;
                     if (filled == 0)
                     {
                         return;

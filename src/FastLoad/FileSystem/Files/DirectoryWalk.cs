@@ -9,9 +9,9 @@ namespace FastLoad.FileSystem;
 /// A subfolder that vanishes while it is walked is skipped, as .NET's enumeration skips it.
 /// </summary>
 /// <remarks>
-/// On Linux the folders are read with getdents64, on several threads at once once a read waits for the device
-/// (<see cref="WalkLinux"/>): on slow storage each folder costs a request, and a serial walk waits for one after
-/// another. Elsewhere .NET's enumeration walks them.
+/// On Linux the folders are read with getdents64, on a thread a core while they are cached, and on up to 32 once a
+/// folder's system calls waited for the device (<see cref="WalkLinux"/>): on slow storage each folder costs a request,
+/// and a serial walk waits for one after another. Elsewhere .NET's enumeration walks them.
 /// </remarks>
 internal static partial class DirectoryWalk
 {
@@ -20,13 +20,14 @@ internal static partial class DirectoryWalk
     /// <param name="recursive">Whether subfolders are walked.</param>
     /// <param name="walkersFromTheStart">
     /// For tests: on Linux, walkers read the folders as if the first read had waited for the device, so that a walk of
-    /// cached folders is shared between threads too.
+    /// cached folders is shared between as many threads as a slow device's.
     /// </param>
-    public static string[] Enumerate(string root, string pattern, bool recursive, bool walkersFromTheStart = false)
+    /// <param name="observer">For tests: sees the folders as they are listed, and the walkers (Linux).</param>
+    public static string[] Enumerate(string root, string pattern, bool recursive, bool walkersFromTheStart = false, DirectoryWalkObserver? observer = null)
     {
         if (OperatingSystem.IsLinux())
         {
-            return WalkLinux(root, pattern, recursive, walkersFromTheStart);
+            return WalkLinux(root, pattern, recursive, walkersFromTheStart, observer);
         }
 
         string[] paths = WalkPortable(root, pattern, recursive);
@@ -56,4 +57,18 @@ internal static partial class DirectoryWalk
 
         return new List<string>(enumerable).ToArray();
     }
+}
+
+/// <summary>For tests: sees a walk's folders as they are listed, and how many walkers ran at once.</summary>
+internal sealed class DirectoryWalkObserver
+{
+    private int _peakWalkers = 1;
+
+    /// <summary>Called with each folder's path once it is listed, on the walker's thread, outside the walk's lock.</summary>
+    public Action<string>? FolderListed { get; init; }
+
+    /// <summary>The most walkers that ran at once, the calling thread included.</summary>
+    public int PeakWalkers => Volatile.Read(ref _peakWalkers);
+
+    internal void WalkersRunning(int walkers) => InterlockedMax.TryRaise(ref _peakWalkers, walkers);
 }

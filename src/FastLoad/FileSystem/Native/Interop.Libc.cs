@@ -1,3 +1,6 @@
+using System.Diagnostics.CodeAnalysis;
+using System.Reflection;
+using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 
 namespace FastLoad.FileSystem;
@@ -7,6 +10,25 @@ internal static unsafe partial class Interop
 {
     private const string Libc = "libc";
     private const string GlibcSoname = "libc.so.6";
+
+    /// <summary>
+    /// On Linux, binds this library's C library calls to the glibc the process runs on before the runtime searches for
+    /// "libc" by name: NativeAOT compares the name's variations in a way that loads ICU (about 2 ms on a process's first
+    /// load, where the app had not needed ICU yet), and CoreCLR tries a few files first, one of them a linker script.
+    /// Elsewhere, and on a C library of another name (musl), the runtime's own search runs as before.
+    /// </summary>
+    [ModuleInitializer]
+    [SuppressMessage("Usage", "CA2255:The 'ModuleInitializer' attribute should not be used in libraries", Justification = "It must run before this library's first native call, and it only sets how this library's own imports resolve.")]
+    internal static void BindLibcOnLinux()
+    {
+        if (OperatingSystem.IsLinux())
+        {
+            NativeLibrary.SetDllImportResolver(typeof(Interop).Assembly, ResolveLibc);
+        }
+    }
+
+    internal static nint ResolveLibc(string libraryName, Assembly assembly, DllImportSearchPath? searchPath) =>
+        libraryName is Libc or GlibcSoname && NativeLibrary.TryLoad(GlibcSoname, out nint handle) ? handle : 0;
 
     internal const int AtFdCwd = -100;
     internal const int AtEmptyPath = 0x1000;
