@@ -10,14 +10,19 @@ public sealed class FileSet
 {
     private readonly Func<IEnumerable<string>> _enumerate;
     private readonly Func<string> _description;
+    private readonly WalkForLoad? _walkForLoad;
 
     // The description is built when asked for: formatting a number costs a new process more than reading a file.
-    private FileSet(Func<IEnumerable<string>> enumerate, Func<string> description, string? rootDirectory = null)
+    private FileSet(Func<IEnumerable<string>> enumerate, Func<string> description, string? rootDirectory = null, WalkForLoad? walkForLoad = null)
     {
         _enumerate = enumerate;
         _description = description;
         RootDirectory = rootDirectory;
+        _walkForLoad = walkForLoad;
     }
+
+    // A directory's walk for a load: its paths, and its folders kept open to open the files by (DirectoryWalk.EnumerateForLoad).
+    private delegate string[] WalkForLoad(out OpenFolders? openFolders);
 
     /// <summary>The directory of a set made by <see cref="FromDirectory"/>, which pack entry names are relative to.</summary>
     internal string? RootDirectory { get; }
@@ -63,7 +68,8 @@ public sealed class FileSet
         return new FileSet(
             () => DirectoryWalk.Enumerate(root, pattern, recursive),
             () => $"{root}{System.IO.Path.DirectorySeparatorChar}{pattern}{(recursive ? " (recursive)" : string.Empty)}",
-            root);
+            root,
+            (out OpenFolders? openFolders) => DirectoryWalk.EnumerateForLoad(root, pattern, recursive, out openFolders));
     }
 
     /// <summary>Creates a set of the files of several sets, in order.</summary>
@@ -105,9 +111,18 @@ public sealed class FileSet
         return list.ToArray();
     }
 
-    /// <summary>The paths of the set as they are now, in an array (a set of paths hands over its own copy, unchanged).</summary>
-    internal string[] ToPathArray()
+    /// <summary>
+    /// The paths of the set as they are now, in an array (a set of paths hands over its own copy, unchanged), and for a
+    /// directory the descriptors of its folders, which the caller disposes (<see cref="OpenFolders"/>).
+    /// </summary>
+    internal string[] ToPathArray(out OpenFolders? openFolders)
     {
+        if (_walkForLoad is not null)
+        {
+            return _walkForLoad(out openFolders);
+        }
+
+        openFolders = null;
         IEnumerable<string> paths = _enumerate();
         return paths as string[] ?? Copy(paths);
     }

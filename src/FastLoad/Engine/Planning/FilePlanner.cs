@@ -11,26 +11,36 @@ internal static class FilePlanner
     private const char ReplacementCharacter = '\uFFFD';
 
     /// <summary>
-    /// The paths of the set, and the positions of those that cannot name one file for sure (<see langword="null"/> when
-    /// none): .NET decodes a file name that is not valid UTF-8 with U+FFFD in place of the bad bytes, so two entries of
-    /// one listing can come out as the same string; the second and later ones are marked.
+    /// The paths of the set, the descriptors of a directory's folders to open them by (see <see cref="OpenFolders"/>), and
+    /// the positions of those that cannot name one file for sure (<see langword="null"/> when none): .NET decodes a file
+    /// name that is not valid UTF-8 with U+FFFD in place of the bad bytes, so two entries of one listing can come out as
+    /// the same string; the second and later ones are marked.
     /// </summary>
     /// <remarks>The sets are made only where a name holds U+FFFD, so that the common load never loads their types.</remarks>
-    public static string[] Enumerate(FileSet files, CancellationToken cancellationToken, out UndecodableNames? undecodable)
+    public static string[] Enumerate(FileSet files, CancellationToken cancellationToken, out UndecodableNames? undecodable, out OpenFolders? openFolders)
     {
-        string[] paths = files.ToPathArray();
+        string[] paths = files.ToPathArray(out openFolders);
         undecodable = null;
-        for (int index = 0; index < paths.Length; index++)
+        try
         {
-            if ((index & 1023) == 0)
+            for (int index = 0; index < paths.Length; index++)
             {
-                cancellationToken.ThrowIfCancellationRequested();
-            }
+                if ((index & 1023) == 0)
+                {
+                    cancellationToken.ThrowIfCancellationRequested();
+                }
 
-            if (paths[index].Contains(ReplacementCharacter, StringComparison.Ordinal))
-            {
-                (undecodable ??= new UndecodableNames()).Add(paths[index], index);
+                if (paths[index].Contains(ReplacementCharacter, StringComparison.Ordinal))
+                {
+                    (undecodable ??= new UndecodableNames()).Add(paths[index], index);
+                }
             }
+        }
+        catch
+        {
+            openFolders?.Dispose();
+            openFolders = null;
+            throw;
         }
 
         return paths;

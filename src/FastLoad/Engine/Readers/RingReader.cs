@@ -349,8 +349,11 @@ internal sealed unsafe partial class RingReader : ConsumerThreadReader
         try
         {
             _context.Files.CheckName(index, path);
-            byte* pathBytes = _slots.PathOf(slot, path);
-            if (pathBytes is null || !_ring.TryOpen(pathBytes, ReadableFile.ReadFlags, slot.UserData(RingOperation.Open)))
+
+            // A file of a folder the walk kept open is opened by its name there: no lookup of the folders above it.
+            int folder = _context.Files.FolderOf(index);
+            byte* pathBytes = _slots.PathOf(slot, path, folder < 0 ? 0 : path.LastIndexOf('/') + 1);
+            if (pathBytes is null || !_ring.TryOpen(folder, pathBytes, ReadableFile.ReadFlags, slot.UserData(RingOperation.Open)))
             {
                 // A path the ring cannot take (too long, or with a NUL) or a full queue: the ordinary open says what
                 // is wrong with the path.

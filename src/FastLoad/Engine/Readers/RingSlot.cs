@@ -110,14 +110,14 @@ internal sealed unsafe class RingSlots : IDisposable
     }
 
     /// <summary>
-    /// The slot's room holding <paramref name="path"/> as UTF-8 with its NUL; <see langword="null"/> when it does not
-    /// fit or holds a NUL of its own.
+    /// The slot's room holding <paramref name="path"/> from <paramref name="start"/> on as UTF-8 with its NUL;
+    /// <see langword="null"/> when it does not fit or holds a NUL of its own.
     /// </summary>
     /// <remarks>
     /// The span over the string is made from its characters: the string's own conversion to a span names
     /// <c>MemoryExtensions</c>, whose framework assembly a new process would load for it on the first load's path.
     /// </remarks>
-    public byte* PathOf(RingSlot slot, string path)
+    public byte* PathOf(RingSlot slot, string path, int start)
     {
         if (path.Contains('\0', StringComparison.Ordinal))
         {
@@ -128,7 +128,7 @@ internal sealed unsafe class RingSlots : IDisposable
         int written;
         fixed (char* chars = path)
         {
-            if (!Encoding.UTF8.TryGetBytes(new ReadOnlySpan<char>(chars, path.Length), new Span<byte>(destination, PathCapacity - 1), out written))
+            if (!Encoding.UTF8.TryGetBytes(new ReadOnlySpan<char>(chars + start, path.Length - start), new Span<byte>(destination, PathCapacity - 1), out written))
             {
                 return null;
             }

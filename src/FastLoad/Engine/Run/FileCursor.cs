@@ -10,6 +10,7 @@ internal sealed class FileCursor(FileSet set)
 {
     private string[] _paths = [];
     private UndecodableNames? _undecodable;
+    private OpenFolders? _openFolders;
     private int _claimed;
 
     /// <summary>The set as the caller gave it.</summary>
@@ -27,7 +28,16 @@ internal sealed class FileCursor(FileSet set)
     public string PathAt(int index) => _paths[index];
 
     /// <summary>Enumerates the set; on the consumer's thread, before any reader starts.</summary>
-    public void Enumerate(CancellationToken cancellationToken) => _paths = FilePlanner.Enumerate(set, cancellationToken, out _undecodable);
+    public void Enumerate(CancellationToken cancellationToken) => _paths = FilePlanner.Enumerate(set, cancellationToken, out _undecodable, out _openFolders);
+
+    /// <summary>
+    /// The descriptor of the folder of the file at <paramref name="index"/>, kept open by the walk that listed it, or -1:
+    /// the file is then opened by its name in that folder.
+    /// </summary>
+    public int FolderOf(int index) => _openFolders?.FolderOf(index) ?? -1;
+
+    /// <summary>Closes the folders the walk kept open; once no read can open a file any more.</summary>
+    public void CloseFolders() => _openFolders?.Dispose();
 
     /// <summary>Claims the next file; <see langword="false"/> when none is left.</summary>
     public bool TryClaim(out int index)

@@ -165,6 +165,7 @@ internal sealed class LoadRun : IAsyncEnumerator<LoadedFile>, IValueTaskSource<b
     /// <summary>Returns what was read and not handed over, and the load's own resources.</summary>
     private void Release()
     {
+        _context.Files.CloseFolders();
         _delivery.Release();
         _stopRegistration.Dispose();
         _lifetime.Dispose();

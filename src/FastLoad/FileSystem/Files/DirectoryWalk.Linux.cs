@@ -25,9 +25,10 @@ internal static unsafe partial class DirectoryWalk
     private static readonly long DeviceWaitTicks = Stopwatch.Frequency / 2000;
 
     [SupportedOSPlatform("linux")]
-    private static string[] WalkLinux(string root, string pattern, bool recursive, bool walkersFromTheStart, DirectoryWalkObserver? observer)
+    private static string[] WalkLinux(
+        string root, string pattern, bool recursive, bool walkersFromTheStart, DirectoryWalkObserver? observer, OpenFolders? openFolders)
     {
-        var walk = new LinuxWalk(pattern, recursive, walkersFromTheStart, observer);
+        var walk = new LinuxWalk(pattern, recursive, walkersFromTheStart, observer, openFolders);
         return walk.Run(Path.TrimEndingDirectorySeparator(Path.GetFullPath(root)));
     }
 
@@ -43,6 +44,9 @@ internal static unsafe partial class DirectoryWalk
         public byte[] NativePath { get; } = nativePath;
 
         public bool IsRoot { get; } = isRoot;
+
+        /// <summary>The place of its descriptor among the walk's <see cref="OpenFolders"/>, or -1 when it was closed.</summary>
+        public int OpenSlot { get; set; } = -1;
 
         public List<string> Files { get; } = [];
 
@@ -89,7 +93,7 @@ internal static unsafe partial class DirectoryWalk
     /// a core's worth while the folders are cached and more once reading one has waited for the device. Each folder keeps
     /// what it holds; the walk ends when no folder is left and none is being read.
     /// </summary>
-    private sealed class LinuxWalk(string pattern, bool recursive, bool walkersFromTheStart, DirectoryWalkObserver? observer)
+    private sealed class LinuxWalk(string pattern, bool recursive, bool walkersFromTheStart, DirectoryWalkObserver? observer, OpenFolders? openFolders)
     {
         private readonly object _gate = new();
         private readonly Stack<Folder> _pending = new();
@@ -120,8 +124,10 @@ internal static unsafe partial class DirectoryWalk
 
             _error?.Throw();
             var paths = new string[rootFolder.CountFiles()];
+            int[]? folderOfPath = openFolders is null ? null : new int[paths.Length];
             int at = 0;
-            AddInOrder(rootFolder, paths, ref at, new NameComparer());
+            AddInOrder(rootFolder, paths, folderOfPath, ref at, new NameComparer());
+            openFolders?.SetFolders(folderOfPath!);
             return paths;
         }
 
@@ -129,8 +135,9 @@ internal static unsafe partial class DirectoryWalk
         /// Puts the files of <paramref name="folder"/> and below in <paramref name="paths"/> in ordinal order: its files
         /// and subfolders sorted together by name, a subfolder as its name and a separator, since every path below it
         /// starts so. Each folder sorts only its own names, so no comparison goes over the shared part of two paths.
+        /// <paramref name="folderOfPath"/>, when given, gets each file's folder's place among the open folders.
         /// </summary>
-        private static void AddInOrder(Folder folder, string[] paths, ref int at, NameComparer comparer)
+        private static void AddInOrder(Folder folder, string[] paths, int[]? folderOfPath, ref int at, NameComparer comparer)
         {
             int nameStart = folder.Path.EndsWith('/') ? folder.Path.Length : folder.Path.Length + 1;
             List<string> files = folder.Files;
@@ -140,6 +147,14 @@ internal static unsafe partial class DirectoryWalk
             {
                 files.CopyTo(paths, at);
                 Array.Sort(paths, at, files.Count, comparer);
+                if (folderOfPath is not null)
+                {
+                    for (int i = at; i < at + files.Count; i++)
+                    {
+                        folderOfPath[i] = folder.OpenSlot;
+                    }
+                }
+
                 at += files.Count;
                 return;
             }
@@ -158,10 +173,15 @@ internal static unsafe partial class DirectoryWalk
             {
                 if (entries[i] is { } subfolder)
                 {
-                    AddInOrder(subfolder, paths, ref at, comparer);
+                    AddInOrder(subfolder, paths, folderOfPath, ref at, comparer);
                 }
                 else
                 {
+                    if (folderOfPath is not null)
+                    {
+                        folderOfPath[at] = folder.OpenSlot;
+                    }
+
                     paths[at++] = keys[i];
                 }
             }
@@ -389,7 +409,11 @@ internal static unsafe partial class DirectoryWalk
             }
             finally
             {
-                Interop.Close(fd);
+                // A folder with files is kept open for the load to open them by their names (OpenFolders).
+                if (found.Count == 0 || openFolders is null || (folder.OpenSlot = openFolders.TryKeep(fd)) < 0)
+                {
+                    Interop.Close(fd);
+                }
             }
         }
 

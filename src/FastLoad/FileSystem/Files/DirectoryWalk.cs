@@ -23,16 +23,37 @@ internal static partial class DirectoryWalk
     /// cached folders is shared between as many threads as a slow device's.
     /// </param>
     /// <param name="observer">For tests: sees the folders as they are listed, and the walkers (Linux).</param>
-    public static string[] Enumerate(string root, string pattern, bool recursive, bool walkersFromTheStart = false, DirectoryWalkObserver? observer = null)
+    /// <param name="openFolders">On Linux, keeps the descriptors of listed folders for a load to open their files by.</param>
+    public static string[] Enumerate(
+        string root, string pattern, bool recursive, bool walkersFromTheStart = false, DirectoryWalkObserver? observer = null, OpenFolders? openFolders = null)
     {
         if (OperatingSystem.IsLinux())
         {
-            return WalkLinux(root, pattern, recursive, walkersFromTheStart, observer);
+            return WalkLinux(root, pattern, recursive, walkersFromTheStart, observer, openFolders);
         }
 
         string[] paths = WalkPortable(root, pattern, recursive);
         Array.Sort(paths, StringComparer.Ordinal);
         return paths;
+    }
+
+    /// <summary>
+    /// Lists the files under <paramref name="root"/> for a load: on Linux with the descriptors of their folders kept
+    /// open (<paramref name="openFolders"/>, which the caller disposes once the load's reads are done).
+    /// </summary>
+    public static string[] EnumerateForLoad(string root, string pattern, bool recursive, out OpenFolders? openFolders)
+    {
+        openFolders = OperatingSystem.IsLinux() ? OpenFolders.Create() : null;
+        try
+        {
+            return Enumerate(root, pattern, recursive, openFolders: openFolders);
+        }
+        catch
+        {
+            openFolders?.Dispose();
+            openFolders = null;
+            throw;
+        }
     }
 
     private static string[] WalkPortable(string root, string pattern, bool recursive)
@@ -71,4 +92,78 @@ internal sealed class DirectoryWalkObserver
     public int PeakWalkers => Volatile.Read(ref _peakWalkers);
 
     internal void WalkersRunning(int walkers) => InterlockedMax.TryRaise(ref _peakWalkers, walkers);
+}
+
+/// <summary>
+/// The descriptors of folders a walk listed, kept open for the load that reads their files: the load opens each file by
+/// its name in its folder (<c>openat</c>), which spares the kernel the lookup of every folder on the file's path, and
+/// reads the folder it listed even if that folder is renamed meanwhile. At most <see cref="Limit"/> folders (a
+/// sixteenth of the descriptors the process may open, at most 128); the files of the others are opened by their whole
+/// path. Disposing closes the descriptors; so does the finalizer, for a load its consumer abandoned.
+/// </summary>
+internal sealed class OpenFolders : IDisposable
+{
+    private const int MaxFolders = 128;
+
+    private readonly int[] _descriptors;
+    private int _reserved;
+    private int[]? _folderOfPath;
+    private int _closed;
+
+    private OpenFolders(int limit) => _descriptors = new int[limit];
+
+    ~OpenFolders() => Close();
+
+    /// <summary>How many folders are kept at most.</summary>
+    public int Limit => _descriptors.Length;
+
+    /// <summary>How many folders are kept.</summary>
+    public int Count => Math.Min(Volatile.Read(ref _reserved), _descriptors.Length);
+
+    /// <summary>A holder for this process's limit of descriptors, or <see langword="null"/> where it is too low to spare any.</summary>
+    public static unsafe OpenFolders? Create()
+    {
+        Interop.ResourceLimit limit;
+        long allowed = Interop.GetResourceLimit(Interop.ResourceLimitOpenFiles, &limit) == 0 ? (long)Math.Min(limit.Current, int.MaxValue) / 16 : 0;
+        return allowed > 0 ? new OpenFolders((int)Math.Min(allowed, MaxFolders)) : null;
+    }
+
+    /// <summary>The descriptor of the folder of the path at <paramref name="index"/>, or -1 when it was not kept.</summary>
+    public int FolderOf(int index) => _folderOfPath is { } folders && folders[index] >= 0 ? _descriptors[folders[index]] : -1;
+
+    public void Dispose()
+    {
+        Close();
+        GC.SuppressFinalize(this);
+    }
+
+    /// <summary>Keeps <paramref name="descriptor"/>; its place, or -1 when the limit is reached (the caller closes it). Any thread.</summary>
+    internal int TryKeep(int descriptor)
+    {
+        int slot = Interlocked.Increment(ref _reserved) - 1;
+        if (slot >= _descriptors.Length)
+        {
+            return -1;
+        }
+
+        _descriptors[slot] = descriptor;
+        return slot;
+    }
+
+    /// <summary>Sets, for each listed path, the place of its folder's descriptor (-1 where it was not kept).</summary>
+    internal void SetFolders(int[] folderOfPath) => _folderOfPath = folderOfPath;
+
+    private void Close()
+    {
+        if (Interlocked.Exchange(ref _closed, 1) != 0)
+        {
+            return;
+        }
+
+        int count = Count;
+        for (int slot = 0; slot < count; slot++)
+        {
+            Interop.Close(_descriptors[slot]);
+        }
+    }
 }

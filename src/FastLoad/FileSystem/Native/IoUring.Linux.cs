@@ -257,9 +257,12 @@ internal sealed unsafe class IoUring : IDisposable
         Dispose();
     }
 
-    /// <summary>Writes an open of <paramref name="path"/> (NUL-terminated, kept alive until its completion); its result is the descriptor.</summary>
-    public bool TryOpen(byte* path, int flags, ulong userData) =>
-        TryAdd(Interop.IoUringOpOpenAt, Interop.AtFdCwd, (ulong)path, 0, 0, (uint)flags, userData);
+    /// <summary>
+    /// Writes an open of <paramref name="path"/> (NUL-terminated, kept alive until its completion), relative to the folder
+    /// <paramref name="folder"/> or, when it is -1, to the current one; its result is the descriptor.
+    /// </summary>
+    public bool TryOpen(int folder, byte* path, int flags, ulong userData) =>
+        TryAdd(Interop.IoUringOpOpenAt, folder < 0 ? Interop.AtFdCwd : folder, (ulong)path, 0, 0, (uint)flags, userData);
 
     /// <summary>
     /// Writes a read of <paramref name="count"/> bytes at <paramref name="offset"/> into <paramref name="buffer"/>

@@ -26,17 +26,23 @@ public class RingDescriptorTests : TempDirectoryTestBase
         Directory.CreateDirectory(Path.Combine(Root, "zz-directory"));
     }
 
-    [IoUringFact]
-    public async Task Load_ThroughTheRingEndedAnyWay_LeavesNoDescriptorOpen()
+    [IoUringTheory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task Load_ThroughTheRingEndedAnyWay_LeavesNoDescriptorOpen(bool asFolder)
     {
+        // As a folder, the walk's folders stay open for the load to open the files by name, and close with it. The
+        // list names the subfolder too, which fails; the walk leaves it out.
         var pool = new CountingPool();
         var loader = new FileLoader(new FileLoaderOptions { BufferPool = pool, ErrorHandling = LoadErrorHandling.Collect });
-        FileSet files = FileSet.FromPaths([.. Directory.GetFileSystemEntries(Root).Order(StringComparer.Ordinal)]);
+        FileSet files = asFolder
+            ? FileSet.FromDirectory(Root)
+            : FileSet.FromPaths([.. Directory.GetFileSystemEntries(Root).Order(StringComparer.Ordinal)]);
         int baseline = ProcessWide.OpenDescriptorsBaseline();
 
         LoadSummary summary = await loader.LoadAsync(files, (_, _) => ValueTask.CompletedTask);
         Assert.Equal(Count + 1, summary.FileCount);
-        Assert.Equal(2, summary.Failures.Count);
+        Assert.Equal(asFolder ? 1 : 2, summary.Failures.Count);
         Assert.Equal(baseline, ProcessWide.OpenDescriptors());
 
         await foreach (LoadedFile file in loader.LoadAsync(files))
