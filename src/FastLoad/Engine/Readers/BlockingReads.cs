@@ -51,7 +51,7 @@ internal static class BlockingReads
     public static SafeFileHandle Open(LoadContext context, int index, string path, out long length, out long charge)
     {
         context.Files.CheckName(index, path);
-        SafeFileHandle handle = ReadableFile.Open(path, out length);
+        SafeFileHandle handle = ReadableFile.Open(path, context.Files.FolderOf(index), out length);
         charge = context.ReadSettings.BudgetCharge(length);
         return handle;
     }

@@ -54,7 +54,7 @@ internal sealed unsafe partial class RingReader
             }
 
             // Not done by the kernel (interrupted, or the thread that asked has exited): the ordinary open.
-            SafeFileHandle handle = ReadableFile.Open(path, out long length);
+            SafeFileHandle handle = ReadableFile.Open(path, _context.Files.FolderOf(slot.Index), out long length);
             return Opened(slot, (int)handle.DangerousGetHandle(), length, handle);
         }
         catch (Exception ex)

@@ -11,10 +11,13 @@ internal static partial class ReadableFile
 
     private static SafeFileHandle OpenLinux(string path, out long length) => OpenRegular(path, ReadFlags, FileStatus.GetLinux, out length);
 
-    /// <summary>Opens without blocking and refuses, after the open, anything that is not a regular file.</summary>
-    private static SafeFileHandle OpenRegular(string path, int flags, Func<int, string, FileStatus> statOpenFile, out long length)
+    /// <summary>
+    /// Opens without blocking (by its name in <paramref name="folder"/> when that is a folder's descriptor) and refuses,
+    /// after the open, anything that is not a regular file.
+    /// </summary>
+    private static SafeFileHandle OpenRegular(string path, int flags, Func<int, string, FileStatus> statOpenFile, out long length, int folder = -1)
     {
-        SafeFileHandle handle = OpenNative(path, flags);
+        SafeFileHandle handle = TryOpenNative(path, flags, out int errno, folder) ?? throw NativeErrors.ForPath(errno, path, "open");
         try
         {
             FileStatus status = statOpenFile((int)handle.DangerousGetHandle(), path);
@@ -37,13 +40,18 @@ internal static partial class ReadableFile
     internal static SafeFileHandle OpenNative(string path, int flags) =>
         TryOpenNative(path, flags, out int errno) ?? throw NativeErrors.ForPath(errno, path, "open");
 
-    /// <summary>open(2), retried when interrupted; <see langword="null"/> and the errno where it fails, for a caller that tells failures apart without exceptions.</summary>
-    internal static SafeFileHandle? TryOpenNative(string path, int flags, out int errno)
+    /// <summary>
+    /// open(2), or openat(2) of the path's last name in <paramref name="folder"/> when that is a folder's descriptor,
+    /// retried when interrupted; <see langword="null"/> and the errno where it fails, for a caller that tells failures
+    /// apart without exceptions.
+    /// </summary>
+    internal static SafeFileHandle? TryOpenNative(string path, int flags, out int errno, int folder = -1)
     {
+        string name = folder < 0 ? path : path.Substring(path.LastIndexOf('/') + 1);
         int fd;
         do
         {
-            fd = Interop.Open(path, flags, 0);
+            fd = folder < 0 ? Interop.Open(path, flags, 0) : Interop.OpenAt(folder, name, flags, 0);
             errno = fd < 0 ? Marshal.GetLastPInvokeError() : 0;
         }
         while (errno == Interop.EINTR);

@@ -40,6 +40,13 @@ internal static partial class ReadableFile
     }
 
     /// <summary>
+    /// Opens <paramref name="path"/> as <see cref="Open(string, out long)"/> does, by its name in <paramref name="folder"/>
+    /// where that is a descriptor of the folder holding it (Linux, <see cref="OpenFolders"/>); -1 opens it by its path.
+    /// </summary>
+    public static SafeFileHandle Open(string path, int folder, out long length) =>
+        folder >= 0 && OperatingSystem.IsLinux() ? OpenRegular(path, ReadFlags, FileStatus.GetLinux, out length, folder) : Open(path, out length);
+
+    /// <summary>
     /// Another handle to the same open file with a readahead state of its own (Linux), so that several sequential
     /// streams over one file each keep the kernel's readahead; <see langword="null"/> where not available, and the
     /// caller shares <paramref name="handle"/>.

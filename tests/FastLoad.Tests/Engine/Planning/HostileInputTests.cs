@@ -198,8 +198,8 @@ public class HostileInputTests : BadInputTestBase
         var results = await Loads.CollectAsync(Collecting(new CountingPool()), FileSet.FromDirectory(Root)).WaitAsync(NoHang);
 
         // The file under the folder exists: leaving it out would make the load look complete. Opened by its name in
-        // the folder the walk kept open (io_uring), it loads; opened by its path, which cannot name the folder, it
-        // fails saying why. Never another file's bytes.
+        // the folder the walk kept open, it loads; opened by its path (a folder beyond those kept), which cannot name
+        // the folder, it fails saying why. Never another file's bytes.
         Assert.Equal(2, results.Count);
         Assert.Null(results.Single(r => r.Path == good).Error);
         var inside = results.Single(r => r.Path != good);
