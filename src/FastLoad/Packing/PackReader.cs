@@ -211,7 +211,7 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
         }
 
         int window = ReadsInFlight;
-        PackReadAhead? readAhead = PackReadAhead.IsSupported ? new(_handle, blocks[0].Offset, blocks[^1].Offset + blocks[^1].StoredLength) : null;
+        using PackReadAhead? readAhead = PackReadAhead.IsSupported ? new(_handle, blocks[0].Offset, blocks[^1].Offset + blocks[^1].StoredLength) : null;
         using var threads = new DedicatedThreadScheduler(window, "FastLoad pack");
         // Blocks k..next-1 are in flight, each at its own index: an array rather than a Queue of tuples, whose generic
         // code is not precompiled and would be compiled at the load's start.

@@ -1,3 +1,4 @@
+using System.Collections.Concurrent;
 using FastLoad.Packing;
 using FastLoad.Tests.Infrastructure;
 
@@ -38,6 +39,38 @@ public sealed class PackReadAheadTests : PackTestBase
 
         AssertContiguousFrom(16, ranges);
         Assert.Equal(End, ranges[^1].Offset + ranges[^1].Length);
+    }
+
+    [Fact]
+    public async Task Advance_OnItsOwnThread_ReturnsWhileAdvisingAndDisposeStopsAfterThePieceInProgress()
+    {
+        // On a cold device each piece of advice waits for room in the device's queue: the load must not wait for it.
+        using var entered = new SemaphoreSlim(0);
+        using var release = new ManualResetEventSlim();
+        var ranges = new ConcurrentQueue<(long Offset, long Length)>();
+        var readAhead = new PackReadAhead(
+            16,
+            100L * 1024 * 1024,
+            (offset, length) =>
+            {
+                ranges.Enqueue((offset, length));
+                entered.Release();
+                release.Wait();
+            },
+            adviseOnCaller: false);
+
+        await Task.Run(() => readAhead.Advance(16)).WaitAsync(TimeSpan.FromSeconds(30));
+        Assert.True(await entered.WaitAsync(TimeSpan.FromSeconds(30)));
+
+        Task disposing = Task.Run(readAhead.Dispose);
+        await Task.WhenAny(disposing, Task.Delay(TimeSpan.FromMilliseconds(200)));
+        Assert.False(disposing.IsCompleted, "Dispose returned while a piece was being advised.");
+        release.Set();
+        await disposing.WaitAsync(TimeSpan.FromSeconds(30));
+
+        Assert.Single(ranges);
+        readAhead.Advance(1024 * 1024);
+        Assert.Single(ranges);
     }
 
     [Fact]
