@@ -1,0 +1,15 @@
+namespace FastLoad.FileSystem;
+
+/// <summary>For tests: sees a walk's folders as they are listed, and how many walkers ran at once.</summary>
+internal sealed class DirectoryWalkObserver
+{
+    private int _peakWalkers = 1;
+
+    /// <summary>Called with each folder's path once it is listed, on the walker's thread, outside the walk's lock.</summary>
+    public Action<string>? FolderListed { get; init; }
+
+    /// <summary>The most walkers that ran at once, the calling thread included.</summary>
+    public int PeakWalkers => Volatile.Read(ref _peakWalkers);
+
+    internal void WalkersRunning(int walkers) => InterlockedMax.TryRaise(ref _peakWalkers, walkers);
+}
