@@ -410,7 +410,12 @@ internal static unsafe partial class DirectoryWalk
             finally
             {
                 // A folder with files is kept open for the load to open them by their names (OpenFolders).
-                if (found.Count == 0 || openFolders is null || (folder.OpenSlot = openFolders.TryKeep(fd)) < 0)
+                if (found.Count > 0 && openFolders is not null)
+                {
+                    folder.OpenSlot = openFolders.TryKeep(fd);
+                }
+
+                if (folder.OpenSlot < 0)
                 {
                     Interop.Close(fd);
                 }

@@ -47,7 +47,7 @@ internal static partial class ReadableFile
     /// </summary>
     internal static SafeFileHandle? TryOpenNative(string path, int flags, out int errno, int folder = -1)
     {
-        string name = folder < 0 ? path : path.Substring(path.LastIndexOf('/') + 1);
+        string name = folder < 0 ? path : path.Substring(OpenFolders.NameStart(path));
         int fd;
         do
         {

@@ -88,9 +88,10 @@ internal static class FileReader
         {
             cancellationToken.ThrowIfCancellationRequested();
             Span<byte> destination = contents.Slice(0, (int)length);
+            int cached = 0;
             if (deviceWait is { Seen: false })
             {
-                if (WholeFileReader.TryReadCached(handle, destination))
+                if (WholeFileReader.TryReadCached(handle, destination, out cached))
                 {
                     return contents;
                 }
@@ -98,7 +99,8 @@ internal static class FileReader
                 deviceWait.Set();
             }
 
-            contents.Truncate(ChunkedReader.ReadFully(handle, path, destination, 0));
+            // What the page cache gave is kept; the rest is read from where it stopped.
+            contents.Truncate(cached + ChunkedReader.ReadFully(handle, path, destination[cached..], cached));
             return contents;
         }
         catch

@@ -103,12 +103,14 @@ internal static class WholeFileReader
     }
 
     /// <summary>
-    /// Reads <paramref name="destination"/>'s length from the file's start only if the page cache holds every byte
+    /// Reads <paramref name="destination"/>'s length from the file's start, as far as the page cache holds its bytes
     /// (Linux: <c>preadv2</c> with <c>RWF_NOWAIT</c>): <see langword="false"/> where a byte would wait for the device, the
-    /// file is shorter, or the kernel cannot say; the caller then reads it the usual way.
+    /// file is shorter, or the kernel cannot say; the caller then reads the rest, from <paramref name="read"/> on, the
+    /// usual way.
     /// </summary>
-    internal static unsafe bool TryReadCached(SafeFileHandle handle, Span<byte> destination)
+    internal static unsafe bool TryReadCached(SafeFileHandle handle, Span<byte> destination, out int read)
     {
+        read = 0;
         if (!OperatingSystem.IsLinux() || s_noPReadV2)
         {
             return false;
@@ -117,14 +119,14 @@ internal static class WholeFileReader
         fixed (byte* buffer = destination)
         {
             var vector = new Interop.IoVector { Base = buffer, Length = (nuint)destination.Length };
-            nint read;
+            nint result;
             try
             {
                 do
                 {
-                    read = Interop.PReadV2(handle, &vector, 1, 0, Interop.ReadNoWait);
+                    result = Interop.PReadV2(handle, &vector, 1, 0, Interop.ReadNoWait);
                 }
-                while (read < 0 && System.Runtime.InteropServices.Marshal.GetLastPInvokeError() == Interop.EINTR);
+                while (result < 0 && System.Runtime.InteropServices.Marshal.GetLastPInvokeError() == Interop.EINTR);
             }
             catch (EntryPointNotFoundException)
             {
@@ -133,6 +135,7 @@ internal static class WholeFileReader
                 return false;
             }
 
+            read = (int)Math.Max(result, 0);
             return read == destination.Length;
         }
     }
