@@ -1,3 +1,5 @@
+using FastLoad.FileSystem;
+
 namespace FastLoad.Engine;
 
 /// <summary>
@@ -44,6 +46,15 @@ internal sealed class LoadTestHooks
 
     /// <summary>Called with a file's path when a pipeline lane hands it to its read block, in the order it hands them out.</summary>
     public Action<string>? OnLaneHandOut { get; init; }
+
+    /// <summary>Called with a file's path once a lane in physical order sent its first read, in its turn (<see cref="ReadIssueOrder"/>).</summary>
+    public Action<string>? OnReadIssued { get; init; }
+
+    /// <summary>Replaces how long a lane's read waits for its turn (<see cref="ReadIssueOrder.DefaultMaxWait"/>): a test's threads can be held up longer.</summary>
+    public TimeSpan? ReadIssueMaxWait { get; init; }
+
+    /// <summary>Replaces the description of the load's storage (a test's files lie on whatever device holds its temporary folder).</summary>
+    public Func<StorageDevice>? DeviceDescription { get; init; }
 
     /// <summary>Reads a ring did not finish in the kernel, finished by its thread instead (a short read, EAGAIN).</summary>
     public int RingReadsFinishedHere => _ringReadsFinishedHere;

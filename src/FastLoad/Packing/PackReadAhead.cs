@@ -11,7 +11,7 @@ namespace FastLoad.Packing;
 /// the first <see cref="Distance"/> takes about as long as reading it, and the load must not wait for that to start
 /// its blocks.
 /// </summary>
-internal sealed partial class PackReadAhead : IDisposable
+internal sealed class PackReadAhead : IDisposable
 {
     /// <summary>How far ahead of the block being started the kernel is asked to read: many large requests for a cold device, little page cache.</summary>
     internal const long Distance = 32L * 1024 * 1024;
@@ -37,7 +37,7 @@ internal sealed partial class PackReadAhead : IDisposable
     /// <param name="start">Where its data starts.</param>
     /// <param name="end">Where its data ends: nothing past it is advised.</param>
     public PackReadAhead(SafeFileHandle handle, long start, long end)
-        : this(start, end, (offset, length) => AdviseLinux(handle, offset, length), adviseOnCaller: false)
+        : this(start, end, (offset, length) => ReadableFile.AdviseWillNeed(handle, offset, length), adviseOnCaller: false)
     {
     }
 

@@ -10,12 +10,17 @@ namespace FastLoad.Engine;
 /// </summary>
 internal static class BlockingReads
 {
-    /// <summary>Opens the file at <paramref name="index"/>, waits for its bytes to fit the budget, reads and publishes it.</summary>
+    /// <summary>
+    /// Opens the file at <paramref name="index"/>, waits for its bytes to fit the budget, reads and publishes it; with
+    /// an <paramref name="order"/>, its first read is sent in the turn of <paramref name="ticket"/>, which is passed on
+    /// whatever happens to the file.
+    /// </summary>
     /// <returns>The bytes read; 0 when the file failed.</returns>
-    public static long ReadAndPublish(LoadContext context, DeliveryChannel.DeliveryWriter delivery, int index) => ReadAndPublish(context, delivery, index, handle: null, 0, 0);
+    public static long ReadAndPublish(LoadContext context, DeliveryChannel.DeliveryWriter delivery, int index, ReadIssueOrder? order = null, long ticket = 0) =>
+        ReadAndPublish(context, delivery, index, handle: null, 0, 0, order, ticket);
 
     /// <summary>
-    /// As <see cref="ReadAndPublish(LoadContext, DeliveryChannel.DeliveryWriter, int)"/>, but waits for the budget without holding the thread: for reads on
+    /// As <see cref="ReadAndPublish(LoadContext, DeliveryChannel.DeliveryWriter, int, ReadIssueOrder?, long)"/>, but waits for the budget without holding the thread: for reads on
     /// the shared thread pool, where a thread blocked on bytes that only the consumer frees would starve the consumer.
     /// </summary>
     /// <returns>The bytes read; 0 when the file failed.</returns>
@@ -96,7 +101,8 @@ internal static class BlockingReads
     }
 
     /// <remarks><paramref name="handle"/>: the file, opened and charged already; <see langword="null"/> to open it here.</remarks>
-    private static long ReadAndPublish(LoadContext context, DeliveryChannel.DeliveryWriter delivery, int index, SafeFileHandle? handle, long length, long charge)
+    private static long ReadAndPublish(
+        LoadContext context, DeliveryChannel.DeliveryWriter delivery, int index, SafeFileHandle? handle, long length, long charge, ReadIssueOrder? order = null, long ticket = 0)
     {
         string path = context.Files.PathAt(index);
         context.Hooks.OnBlockingRead?.Invoke(path);
@@ -107,10 +113,23 @@ internal static class BlockingReads
         Exception? error = null;
         try
         {
-            if (handle is null)
+            try
             {
-                handle = Open(context, index, path, out length, out charge);
-                Acquire(context, index, handle, charge);
+                if (handle is null)
+                {
+                    handle = Open(context, index, path, out length, out charge);
+                    Acquire(context, index, handle, charge);
+                }
+
+                if (order is not null)
+                {
+                    order.Issue(ticket, handle, length);
+                    context.Hooks.OnReadIssued?.Invoke(path);
+                }
+            }
+            finally
+            {
+                order?.Pass(ticket);
             }
 
             contents = Read(context, index, path, handle, length, ref charge);

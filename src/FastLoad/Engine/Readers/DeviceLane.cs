@@ -21,6 +21,7 @@ internal sealed class DeviceLane
     private readonly ConcurrencyGate _gate;
     private readonly ParallelismController? _controller;
     private readonly bool _physicalOrder;
+    private ReadIssueOrder? _issueOrder;
     private readonly int _ceiling;
     private Task _completion = Task.CompletedTask;
     private DedicatedThreadScheduler? _threads;
@@ -86,8 +87,14 @@ internal sealed class DeviceLane
         // On the shared pool a read waits for the budget without its thread: the consumer frees those bytes, and may
         // need a pool thread to do it.
         var readBlock = threads is null
-            ? new ActionBlock<PlannedFile>(ReadOneAsync, blockOptions)
-            : new ActionBlock<PlannedFile>(ReadOne, blockOptions);
+            ? new ActionBlock<LaneRead>(ReadOneAsync, blockOptions)
+            : new ActionBlock<LaneRead>(ReadOne, blockOptions);
+
+        // Files in physical order also reach the device in it, on the lane's own threads (not waiting on the pool's).
+        _issueOrder = _physicalOrder && threads is not null && OperatingSystem.IsLinux()
+            ? new ReadIssueOrder(_context.Hooks.ReadIssueMaxWait ?? ReadIssueOrder.DefaultMaxWait)
+            : null;
+        long ticket = 0;
 
         // A read that throws (reads never throw: this is a bug) faults the block, which drops the files it had accepted
         // and not started: the feeder below would wait for their slots forever, so the fault stops the load at once.
@@ -106,7 +113,7 @@ internal sealed class DeviceLane
                 await _delivery.Slots.WaitAsync(cancellationToken).ConfigureAwait(false);
                 await _gate.WaitAsync(cancellationToken).ConfigureAwait(false);
                 _context.Hooks.OnLaneHandOut?.Invoke(file.Path);
-                if (!await readBlock.SendAsync(file, cancellationToken).ConfigureAwait(false))
+                if (!await readBlock.SendAsync(new LaneRead(file, ticket++), cancellationToken).ConfigureAwait(false))
                 {
                     break; // Declined: the block was canceled.
                 }
@@ -161,14 +168,14 @@ internal sealed class DeviceLane
         }
     }
 
-    private void ReadOne(PlannedFile file)
+    private void ReadOne(LaneRead read)
     {
         _pipeline.MarkReading();
         long bytes;
         try
         {
-            _context.Hooks.OnLaneRead?.Invoke(file.Path);
-            bytes = BlockingReads.ReadAndPublish(_context, _delivery, file.Index);
+            _context.Hooks.OnLaneRead?.Invoke(read.File.Path);
+            bytes = BlockingReads.ReadAndPublish(_context, _delivery, read.File.Index, _issueOrder, read.Ticket);
         }
         finally
         {
@@ -178,14 +185,14 @@ internal sealed class DeviceLane
         Completed(bytes);
     }
 
-    private async Task ReadOneAsync(PlannedFile file)
+    private async Task ReadOneAsync(LaneRead read)
     {
         _pipeline.MarkReading();
         long bytes;
         try
         {
-            _context.Hooks.OnLaneRead?.Invoke(file.Path);
-            bytes = await BlockingReads.ReadAndPublishAsync(_context, _delivery, file.Index).ConfigureAwait(false);
+            _context.Hooks.OnLaneRead?.Invoke(read.File.Path);
+            bytes = await BlockingReads.ReadAndPublishAsync(_context, _delivery, read.File.Index).ConfigureAwait(false);
         }
         finally
         {
@@ -209,4 +216,7 @@ internal sealed class DeviceLane
             }
         }
     }
+
+    /// <summary>A file handed to the read block, with its place in the lane's order.</summary>
+    private readonly record struct LaneRead(PlannedFile File, long Ticket);
 }

@@ -1,5 +1,6 @@
 using FastLoad.FileSystem;
 using Microsoft.Extensions.Logging;
+using Microsoft.Win32.SafeHandles;
 
 namespace FastLoad.Engine;
 
@@ -59,9 +60,20 @@ internal sealed class LoadReaders(LoadContext context, DeliveryChannel.DeliveryW
         int files = context.Files.Count;
         StorageKind kind = options.Storage ?? StorageKind.Unknown;
         ReadPlan plan = ReadPlan.For(options, kind, files, Environment.ProcessorCount);
-        if (plan.UsesRings && OperatingSystem.IsLinux() && StartRings(plan, kind) is { } ring)
+        if (plan.UsesRings && OperatingSystem.IsLinux())
         {
-            return ring;
+            if (SpinningDiskBeforeReading(plan) is { } spinning)
+            {
+                delivery.OpenWindow(plan.ThreadDeliveryWindow);
+                context.Logger?.LoadStarting(files, context.Files.Set, spinning, StorageKind.Rotational, 0, true);
+                StartPipeline(spinning, knownDevices: null);
+                return null;
+            }
+
+            if (StartRings(plan, kind) is { } ring)
+            {
+                return ring;
+            }
         }
 
         delivery.OpenWindow(plan.ThreadDeliveryWindow);
@@ -120,6 +132,11 @@ internal sealed class LoadReaders(LoadContext context, DeliveryChannel.DeliveryW
     internal StorageDevice DescribeDevice(string path)
     {
         context.Hooks.OnDescribeDevice?.Invoke();
+        if (context.Hooks.DeviceDescription is { } description)
+        {
+            return description();
+        }
+
         if (context.Options.Storage is not null and not StorageKind.Rotational)
         {
             // The caller said what the storage is: no need to ask the device.
@@ -187,6 +204,83 @@ internal sealed class LoadReaders(LoadContext context, DeliveryChannel.DeliveryW
         // Half the budget for reads, half for files read and not yet taken by the consumer.
         long perFile = context.ReadSettings.BudgetCharge(meanLength);
         return (int)Math.Clamp(context.Options.MemoryBudget / 2 / perFile, 1, int.MaxValue);
+    }
+
+    /// <summary>
+    /// The device, where it is a spinning disk that the rings would hand to the pipeline and the set's first file is
+    /// not in the page cache. The rings read their first files in the set's order before any of them waits, and on a
+    /// spinning disk each of those can cost a seek; described first, a cold set goes to the pipeline's physical order
+    /// from its first read. A cached first file (a warm load, which never asks for the description) costs an open and
+    /// a question to the page cache.
+    /// </summary>
+    private StorageDevice? SpinningDiskBeforeReading(ReadPlan plan)
+    {
+        FileLoaderOptions options = context.Options;
+        bool rotationalTakesOver = options.Storage is null && options.MaxDegreeOfParallelism is null
+            && options.Ordering == LoadOrdering.Completion && context.Files.Count > plan.RingShare(0);
+        if (!rotationalTakesOver || FirstFileIsCached() || !DeviceMaySpin(context.Files.PathAt(0)))
+        {
+            return null;
+        }
+
+        StorageDevice device = DescribeDevice(context.Files.PathAt(0));
+        if (device.Kind != StorageKind.Rotational)
+        {
+            return null;
+        }
+
+        Volatile.Write(ref _device, device);
+        return device;
+    }
+
+    /// <summary>
+    /// Whether the device that holds <paramref name="path"/> could be described as a spinning disk: not where its block
+    /// device says it does not spin (most SSDs and NVMe drives) or is a virtio disk, which two sysfs reads tell; a
+    /// description costs a new process a few milliseconds of first-time code before the first read.
+    /// </summary>
+    private bool DeviceMaySpin(string path)
+    {
+        if (context.Hooks.DeviceDescription is not null)
+        {
+            return true;
+        }
+
+        try
+        {
+            return !StorageProbe.CannotSpinLinux(FileStatus.Get(Path.GetDirectoryName(path) ?? path).DeviceId);
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or ArgumentException)
+        {
+            // The description reports what it can; the default policy applies where it cannot.
+            return true;
+        }
+    }
+
+    private bool FirstFileIsCached()
+    {
+        // A name not in the kernel's lookup cache (truly cold: after a reboot) answers without reading the disk.
+        using SafeFileHandle? handle = ReadableFile.TryOpenIfNamesCached(context.Files.PathAt(0), context.Files.FolderOf(0), out bool namesCached);
+        if (!namesCached)
+        {
+            return false;
+        }
+
+        // A file that cannot be opened: its read reports why, and the rings start as usual.
+        if (handle is null)
+        {
+            return true;
+        }
+
+        // cachestat answers without reading. A read that must not wait (older kernels) still starts the file's read from
+        // the device: one out of physical order.
+        RangeCaching firstPage = PageCacheRanges.CachingLinux(handle, 0, 1, fileLength: 1);
+        if (firstPage != RangeCaching.Unknown)
+        {
+            return firstPage == RangeCaching.All;
+        }
+
+        Span<byte> first = stackalloc byte[1];
+        return WholeFileReader.TryReadCached(handle, first, out _);
     }
 
     /// <summary>
@@ -299,7 +393,8 @@ internal sealed class LoadReaders(LoadContext context, DeliveryChannel.DeliveryW
     /// Describes the storage for the rings: a spinning disk leaves the rest of the set to the pipeline's lane in
     /// physical order (with input order, which the pipeline cannot take over, the first ring reads a few files at once
     /// and the others stop). The load does not wait for the description: a load that ended meanwhile is left as it is.
-    /// The rings read at full depth only once it is done, once the rest of a set on a spinning disk went to the pipeline.
+    /// The rings read at full depth meanwhile: where the set's first file was not cached, a spinning disk was found before
+    /// the first read (<see cref="SpinningDiskBeforeReading"/>).
     /// </summary>
     private void SettleRingStorage()
     {

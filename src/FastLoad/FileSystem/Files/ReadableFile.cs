@@ -53,6 +53,19 @@ internal static partial class ReadableFile
     /// </summary>
     public static SafeFileHandle? TryReopen(SafeFileHandle handle) => OperatingSystem.IsLinux() ? TryReopenLinux(handle) : null;
 
+    /// <summary>
+    /// Asks the kernel to start reading <paramref name="length"/> bytes of the file at <paramref name="offset"/> into
+    /// the page cache and returns once the reads are sent (Linux: <c>posix_fadvise(WILLNEED)</c>); elsewhere nothing.
+    /// A hint: a failure leaves the bytes to the reads that follow.
+    /// </summary>
+    public static void AdviseWillNeed(SafeFileHandle handle, long offset, long length)
+    {
+        if (OperatingSystem.IsLinux())
+        {
+            AdviseWillNeedLinux(handle, offset, length);
+        }
+    }
+
     internal static IOException NotRegularFile(string path, FileKind kind) =>
         new($"'{path}' is {FileStatus.Describe(kind)}, not a regular file; only regular files are loaded.");
 }

@@ -65,6 +65,7 @@ internal static unsafe partial class Interop
     internal const int ENOTDIR = 20;
     internal const int ENAMETOOLONG = 36;
     internal const int ELOOP = 40;
+    internal const int ENOSYS = 38;
 
     /// <summary>The leading part of <c>struct statx</c> (its layout is the same on every Linux architecture).</summary>
     [StructLayout(LayoutKind.Explicit, Size = 256)]
@@ -201,6 +202,24 @@ internal static unsafe partial class Interop
     /// seccomp profile does not know it.
     /// </summary>
     internal static int Cachestat(int fd, CachestatRange* range, CachestatResult* result) => (int)Syscall(451, fd, (long)range, (long)result, 0, 0, 0);
+
+    /// <summary><c>struct open_how</c> of openat2(2).</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    internal struct OpenHow
+    {
+        public ulong Flags;
+        public ulong Mode;
+        public ulong Resolve;
+    }
+
+    /// <summary>RESOLVE_CACHED (Linux 5.12): fail with EAGAIN unless every name on the path is in the kernel's lookup cache.</summary>
+    internal const ulong ResolveCached = 0x20;
+
+    /// <summary>
+    /// openat2(2), Linux 5.6 and later, which glibc does not wrap (the same number on every architecture): -1 with ENOSYS
+    /// before 5.6, and with EINVAL where a resolve flag is newer than the kernel.
+    /// </summary>
+    internal static int OpenAt2(int directoryFd, byte* path, OpenHow* how) => (int)Syscall(437, directoryFd, (long)path, (long)how, sizeof(OpenHow), 0, 0);
 
     internal const int PriorityProcess = 0;
 

@@ -268,6 +268,30 @@ public static partial class StorageProbe
     }
 
     /// <summary>
+    /// Whether <see cref="DescribeDevice"/> cannot find the block device with this id
+    /// <see cref="StorageKind.Rotational"/>: it says it does not spin (its queue's rotational flag, or its disk's for a
+    /// partition, is 0), or it is a virtio disk, whose flag is the hypervisor's default. Two sysfs reads, for a caller
+    /// that must know before anything else; <see langword="false"/> where they do not say.
+    /// </summary>
+    internal static bool CannotSpinLinux(ulong deviceId)
+    {
+        string block = $"/sys/dev/block/{deviceId >> 32}:{(uint)deviceId}";
+        if (ReadUevent(block) is { } device && BusOf(device.Name) == StorageBus.Virtio)
+        {
+            return true;
+        }
+
+        Span<byte> flag = stackalloc byte[8];
+        int read = ReadAttribute($"{block}/queue/rotational", flag);
+        if (read == 0)
+        {
+            read = ReadAttribute($"{block}/../queue/rotational", flag);
+        }
+
+        return read > 0 && flag[0] == (byte)'0';
+    }
+
+    /// <summary>
     /// Reads a small attribute file into <paramref name="buffer"/>; returns the bytes read, 0 where it is missing or
     /// unreadable. Open, one read, close, through the calls every load already makes: a stream, a reader and an
     /// exception per missing attribute (a virtio disk has no model) would each cost a new process more than the read.

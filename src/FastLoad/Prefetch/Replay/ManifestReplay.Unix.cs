@@ -114,7 +114,7 @@ internal sealed partial class ManifestReplay
         bool partly = false;
         foreach (StartupManifestRange range in ranges)
         {
-            RangeCaching caching = PageResidency.CachingLinux(handle, range.Offset, range.Length, file.Length);
+            RangeCaching caching = PageCacheRanges.CachingLinux(handle, range.Offset, range.Length, file.Length);
             if (caching == RangeCaching.Unknown)
             {
                 // Every range goes to the residency map, which counts the cached ones itself: none is counted here.

@@ -1,6 +1,7 @@
 using System.Collections.Concurrent;
 using FastLoad.Engine;
 using FastLoad.FileSystem;
+using FastLoad.Shared;
 using FastLoad.Tests.Infrastructure;
 
 namespace FastLoad.Tests.Parallelism;
@@ -45,6 +46,62 @@ public class RotationalLaneTests : TempDirectoryTestBase
         Assert.Equal(physical, handedOut);
     }
 
+    [LinuxFact("posix_fadvise")]
+    public async Task Load_OnASpinningDisk_SendsEachFilesFirstReadInTheOrderTheLaneHandsThemOut()
+    {
+        // A drive without command queuing serves reads in the order they arrive: 64 threads must not send theirs in
+        // the order they happen to run. Each thread is held up a random moment before it opens its file.
+        List<string> written = [.. Enumerable.Range(0, FileCount).Select(i => WriteFile($"f{i:D3}.bin", 4096, seed: i))];
+        var handedOut = new ConcurrentQueue<string>();
+        var issued = new ConcurrentQueue<string>();
+        var options = new FileLoaderOptions { Storage = StorageKind.Rotational, Scheduling = IoScheduling.DedicatedThreads };
+        var hooks = new LoadTestHooks
+        {
+            OnLaneHandOut = handedOut.Enqueue,
+            OnLaneRead = path => Thread.Sleep(path.GetHashCode(StringComparison.Ordinal) & 3),
+            OnReadIssued = issued.Enqueue,
+            ReadIssueMaxWait = TimeSpan.FromMinutes(1),
+        };
+
+        LoadSummary summary = await new FileLoader(options, hooks).LoadAsync(FileSet.FromPaths(written), (_, _) => ValueTask.CompletedTask);
+
+        Assert.Equal(FileCount, summary.FileCount);
+        Assert.Equal(FileCount, handedOut.Count);
+        Assert.Equal(handedOut, issued);
+    }
+
+    [IoUringFact]
+    public async Task Load_SetNotCachedOnASpinningDisk_ReadsEveryFileInPhysicalOrderFromTheFirst()
+    {
+        // The rings would read their first files in the set's order before any waits, each a seek on a spinning disk:
+        // described first, the whole set goes to the pipeline's lane.
+        List<string> written = WriteEvicted(FileCount);
+        Assert.SkipWhen(PageCache.GetResidentBytes(written[0]) > 0, "The temporary folder's file system keeps files cached (tmpfs): no read waits for a device.");
+        var handedOut = new ConcurrentQueue<string>();
+        var hooks = new LoadTestHooks { OnLaneHandOut = handedOut.Enqueue, DeviceDescription = () => SpinningDisk };
+
+        LoadSummary summary = await new FileLoader(new FileLoaderOptions(), hooks).LoadAsync(FileSet.FromPaths(written), (_, _) => ValueTask.CompletedTask);
+
+        Assert.Equal(FileCount, summary.FileCount);
+        Assert.Empty(summary.Failures);
+        Assert.Equal(FileCount, handedOut.Count);
+    }
+
+    [IoUringFact]
+    public async Task Load_SetCachedOnASpinningDisk_StartsOnTheRings()
+    {
+        // Its first file cached, a load reads on the rings, which need no description until a read waits.
+        List<string> written = [.. Enumerable.Range(0, FileCount).Select(i => WriteFile($"f{i:D3}.bin", 4096, seed: i))];
+        WriteBack(written);
+        var handedOut = new ConcurrentQueue<string>();
+        var hooks = new LoadTestHooks { OnLaneHandOut = handedOut.Enqueue, DeviceDescription = () => SpinningDisk };
+
+        LoadSummary summary = await new FileLoader(new FileLoaderOptions(), hooks).LoadAsync(FileSet.FromPaths(written), (_, _) => ValueTask.CompletedTask);
+
+        Assert.Equal(FileCount, summary.FileCount);
+        Assert.InRange(handedOut.Count, 0, FileCount - 1);
+    }
+
     [Fact]
     public async Task Load_OnASpinningDiskInInputOrder_KeepsTheShallowQueue()
     {
@@ -66,5 +123,20 @@ public class RotationalLaneTests : TempDirectoryTestBase
         // waits for the next file in order, so one more can be in flight.
         Assert.Equal(FileCount, summary.FileCount);
         Assert.InRange(summary.PeakConcurrentReads, 1, ParallelismPolicy.RotationalShallowDepth + 1);
+    }
+
+    private static StorageDevice SpinningDisk { get; } =
+        new("8:0", "sda", StorageKind.Rotational, StorageBus.Scsi, isRotational: true, queueSize: 32, model: "test disk", fileSystem: "ext4");
+
+    private List<string> WriteEvicted(int count)
+    {
+        List<string> written = [.. Enumerable.Range(0, count).Select(i => WriteFile($"f{i:D3}.bin", 4096, seed: i))];
+        WriteBack(written);
+        foreach (string path in written)
+        {
+            PageCache.Evict(path);
+        }
+
+        return written;
     }
 }

@@ -87,6 +87,17 @@ public class StorageProbeTests : TempDirectoryTestBase
         Assert.NotNull(device.IsRotational);
     }
 
+    [LinuxFact("sysfs")]
+    public void CannotSpin_TempDirectory_AgreesWithTheDescription()
+    {
+        // A load asks this before its first read, and describes the device only where it may spin.
+        StorageDevice device = StorageProbe.Describe(Root);
+        ulong id = FastLoad.FileSystem.FileStatus.Get(Root).DeviceId;
+
+        Assert.Equal(device.IsRotational == false || device.Bus == StorageBus.Virtio, StorageProbe.CannotSpinLinux(id));
+        Assert.False(StorageProbe.CannotSpinLinux(FastLoad.FileSystem.FileStatus.Get("/proc/self/status").DeviceId));
+    }
+
     [LinuxFact("/proc")]
     public void Describe_ProcFileSystem_HasNoBlockDeviceAndIsUnknown()
     {

@@ -1,19 +1,19 @@
 using System.Runtime.InteropServices;
-using FastLoad.FileSystem;
 using Microsoft.Win32.SafeHandles;
 
-namespace FastLoad.Prefetch;
+namespace FastLoad.FileSystem;
 
-internal static unsafe partial class PageResidency
+/// <summary>How much of a range of an open file the page cache holds, without reading or mapping it (Linux).</summary>
+internal static unsafe class PageCacheRanges
 {
     // Set once cachestat is refused (a kernel before 6.5, a seccomp profile that does not know it): mincore from then on.
     private static volatile bool s_cachestatRefused;
 
     /// <summary>
     /// How much of <c>[offset, offset + length)</c> (cut at <paramref name="fileLength"/>) is in the page cache, by
-    /// <c>cachestat</c>, which counts a range's cached pages without mapping the file: one system call per range instead
-    /// of the mapping, <c>mincore</c> and unmapping of <see cref="TryGetRuns"/>, which only a range found partly cached
-    /// still needs. <see cref="RangeCaching.Unknown"/> where the kernel does not offer it.
+    /// <c>cachestat</c>, which counts a range's cached pages without mapping the file or reading it: one system call per
+    /// range, where a mapping needs <c>mincore</c> and an unmapping too, and a read that must not wait still starts the
+    /// device's reads. <see cref="RangeCaching.Unknown"/> where the kernel does not offer it.
     /// </summary>
     public static RangeCaching CachingLinux(SafeFileHandle handle, long offset, long length, long fileLength)
     {
@@ -48,7 +48,7 @@ internal static unsafe partial class PageResidency
     }
 }
 
-/// <summary>How much of a range of a file the page cache holds (<see cref="PageResidency.CachingLinux"/>).</summary>
+/// <summary>How much of a range of a file the page cache holds (<see cref="PageCacheRanges.CachingLinux"/>).</summary>
 internal enum RangeCaching
 {
     /// <summary>Not known: the system did not say.</summary>
