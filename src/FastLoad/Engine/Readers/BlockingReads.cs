@@ -113,23 +113,10 @@ internal static class BlockingReads
         Exception? error = null;
         try
         {
-            try
+            if (handle is null)
             {
-                if (handle is null)
-                {
-                    handle = Open(context, index, path, out length, out charge);
-                    Acquire(context, index, handle, charge);
-                }
-
-                if (order is not null)
-                {
-                    order.Issue(ticket, handle, length);
-                    context.Hooks.OnReadIssued?.Invoke(path);
-                }
-            }
-            finally
-            {
-                order?.Pass(ticket);
+                handle = OpenInTurn(context, index, path, order, ticket, out length, out charge);
+                Acquire(context, index, handle, charge);
             }
 
             contents = Read(context, index, path, handle, length, ref charge);
@@ -155,6 +142,29 @@ internal static class BlockingReads
     }
 
     /// <summary>Takes the file's bytes from the budget, waiting until they fit; closes the file if the load stops meanwhile.</summary>
+    /// <summary>
+    /// Opens the file and, with an <paramref name="order"/>, asks for its first bytes in its turn, before its bytes are
+    /// charged: a file waiting for the budget must not hold up the ones after it. The turn is passed on whatever happens.
+    /// </summary>
+    private static SafeFileHandle OpenInTurn(LoadContext context, int index, string path, ReadIssueOrder? order, long ticket, out long length, out long charge)
+    {
+        try
+        {
+            SafeFileHandle handle = Open(context, index, path, out length, out charge);
+            if (order is not null)
+            {
+                order.Issue(ticket, handle, length);
+                context.Hooks.OnReadIssued?.Invoke(path);
+            }
+
+            return handle;
+        }
+        finally
+        {
+            order?.Pass(ticket);
+        }
+    }
+
     private static void Acquire(LoadContext context, int index, SafeFileHandle handle, long charge)
     {
         try

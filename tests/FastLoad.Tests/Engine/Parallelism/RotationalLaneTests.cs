@@ -70,6 +70,32 @@ public class RotationalLaneTests : TempDirectoryTestBase
         Assert.Equal(handedOut, issued);
     }
 
+    [LinuxFact("posix_fadvise")]
+    public async Task Load_OnASpinningDiskWithRoomForTwoFiles_NoFileHoldsBytesWhileWaitingForItsTurn()
+    {
+        // The turn comes before the budget: a file that took bytes before the one ahead of it (which waits for bytes)
+        // must not then wait for that one's turn. With turns that never time out, that would hang the load.
+        const int Length = 64 * 1024;
+        List<string> written = [.. Enumerable.Range(0, FileCount).Select(i => WriteFile($"f{i:D3}.bin", Length, seed: i))];
+        var options = new FileLoaderOptions
+        {
+            Storage = StorageKind.Rotational, Scheduling = IoScheduling.DedicatedThreads, MemoryBudget = 2 * Length,
+            MaxDegreeOfParallelism = 64, PhysicalOrder = PhysicalOrder.On, // 64 files in flight, room for 2
+        };
+        var hooks = new LoadTestHooks
+        {
+            OnLaneRead = path => Thread.Sleep(path.GetHashCode(StringComparison.Ordinal) & 1),
+            ReadIssueMaxWait = TimeSpan.FromMinutes(10),
+        };
+        using var timeout = CancellationTokenSource.CreateLinkedTokenSource(TestContext.Current.CancellationToken);
+        timeout.CancelAfter(TimeSpan.FromMinutes(1));
+
+        LoadSummary summary = await new FileLoader(options, hooks).LoadAsync(FileSet.FromPaths(written), (_, _) => ValueTask.CompletedTask, timeout.Token);
+
+        Assert.Equal(FileCount, summary.FileCount);
+        Assert.Empty(summary.Failures);
+    }
+
     [IoUringFact]
     public async Task Load_SetNotCachedOnASpinningDisk_ReadsEveryFileInPhysicalOrderFromTheFirst()
     {
