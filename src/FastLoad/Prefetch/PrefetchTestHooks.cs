@@ -28,4 +28,7 @@ internal sealed class PrefetchTestHooks
 
     /// <summary>Called on the start's thread once the replay is over (or there was none), before it waits for the end.</summary>
     public Action? AfterReplay { get; init; }
+
+    /// <summary>Replaces whether the application lies on a spinning disk (the test's files lie wherever its temporary folder does).</summary>
+    public bool? AppOnSpinningDisk { get; init; }
 }

@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using FastLoad.FileSystem;
 using FastLoad.Prefetch;
 using Microsoft.Extensions.Logging;
 
@@ -21,6 +22,13 @@ public sealed partial class StartupPrefetch : IDisposable
     /// <summary>How long <see cref="Dispose"/> waits for the manifest to be written before it lets the application go.</summary>
     private static readonly TimeSpan DisposeWait = TimeSpan.FromSeconds(5);
 
+    /// <summary>The longest <see cref="Begin(StartupPrefetchOptions?, ILogger?)"/> waits for a replay on a spinning disk.</summary>
+    private static readonly TimeSpan MaxBeginWait = TimeSpan.FromSeconds(10);
+
+    // Set once the replay is over (or was never to be): Begin waits for it where the application lies on a spinning disk.
+    private readonly ManualResetEventSlim _replayed = new(false);
+    private readonly bool _beginWaits;
+
     private readonly StartupPrefetchOptions _options;
     private readonly PrefetchTestHooks _hooks;
     private readonly DeferredLogger _log;
@@ -41,6 +49,7 @@ public sealed partial class StartupPrefetch : IDisposable
 
     private StartupPrefetch(StartupPrefetchOptions options, ILogger? logger, PrefetchTestHooks hooks)
     {
+        _beginWaits = options.WaitOnSpinningDisk && (hooks.AppOnSpinningDisk ?? AppMaySpin());
         _options = options;
         _hooks = hooks;
         _log = new DeferredLogger(logger);
@@ -74,9 +83,10 @@ public sealed partial class StartupPrefetch : IDisposable
         // The defaults need neither a copy nor a check: a warm start's Begin is kept to the least the runtime must load.
         var prefetch = new StartupPrefetch(options is null ? new StartupPrefetchOptions() : Checked(options.Clone()), logger, hooks);
         prefetch.StartSystemRecorder();
-        if (!prefetch._warm)
+        if (!prefetch._warm && prefetch.StartThread() is not null && prefetch._beginWaits)
         {
-            prefetch.StartThread();
+            // Bounded: a replay that takes longer (a huge manifest, a disk far slower than a spinning one) goes on alone.
+            prefetch._replayed.Wait(MaxBeginWait);
         }
 
         return prefetch;
@@ -255,6 +265,24 @@ public sealed partial class StartupPrefetch : IDisposable
         }
     }
 
+    /// <summary>Whether the application's folder may lie on a spinning disk (Linux: sysfs does not say it cannot).</summary>
+    private static bool AppMaySpin()
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            return false;
+        }
+
+        try
+        {
+            return !StorageProbe.CannotSpinLinux(FileStatus.Get(AppContext.BaseDirectory).DeviceId);
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or ArgumentException)
+        {
+            return false;
+        }
+    }
+
     private static string ProblemOf(Exception exception) => $"{exception.GetType().Name}: {exception.Message}";
 
     private void Stop()
@@ -294,10 +322,10 @@ public sealed partial class StartupPrefetch : IDisposable
             else if (found.Manifest is not null)
             {
                 // This thread logs and completes Completion, whose continuations may create pool threads: its I/O
-                // priority is low only while the replay reads.
-                using (BackgroundPriority.LowerIo())
+                // priority is low only while the replay reads, and not at all while Begin waits for it.
+                using (_beginWaits ? (BackgroundPriority.IoScope?)null : BackgroundPriority.LowerIo())
                 {
-                    outcome = new ManifestReplay(found.Manifest, _options.ReplayBudget, _hooks, _stopReplay.Token).Run();
+                    outcome = new ManifestReplay(found.Manifest, _options.ReplayBudget, _hooks, _stopReplay.Token, sweep: _beginWaits).Run();
                 }
 
                 ReplayOutcome replayed = outcome;
@@ -306,6 +334,7 @@ public sealed partial class StartupPrefetch : IDisposable
                     (long)replayed.Elapsed.TotalMilliseconds, replayed.BudgetReached, replayed.Stopped));
             }
 
+            _replayed.Set();
             _hooks.AfterReplay?.Invoke();
             _ended.Wait();
             _log.Flush();
@@ -322,6 +351,7 @@ public sealed partial class StartupPrefetch : IDisposable
         }
         finally
         {
+            _replayed.Set();
             _loadedFiles?.Dispose();
             _log.Flush();
             CompletionSource().TrySetResult(Summarize(found, outcome, recording, _diskReadBytesAtBegin, problem));

@@ -41,6 +41,18 @@ public sealed class StartupPrefetchOptions
     [Range(0, long.MaxValue)]
     public long ColdStartThreshold { get; set; } = StartupPrefetchConstants.DefaultColdStartThreshold;
 
+    /// <summary>
+    /// Gets or sets a value indicating whether, where the application lies on a spinning disk (Linux), <see
+    /// cref="StartupPrefetch.Begin(StartupPrefetchOptions?, Microsoft.Extensions.Logging.ILogger?)"/> returns only once the
+    /// replay has read the manifest, in one sweep at normal I/O priority: the application's own reads beside the replay
+    /// would make the disk seek between the two, and after the sweep its start finds what it needs cached.
+    /// </summary>
+    /// <value>
+    /// The default value is <see langword="true"/>. Elsewhere, and with <see langword="false"/>, <c>Begin</c> returns at
+    /// once and the replay reads beside the start at low I/O priority.
+    /// </value>
+    public bool WaitOnSpinningDisk { get; set; } = true;
+
     /// <summary>Gets or sets a value indicating whether the start is recorded into the manifest when it ends.</summary>
     /// <value>The default value is <see langword="true"/>. With <see langword="false"/> the manifest is only replayed, never written.</value>
     public bool Record { get; set; } = true;

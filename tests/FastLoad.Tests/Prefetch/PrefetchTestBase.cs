@@ -33,10 +33,14 @@ public abstract class PrefetchTestBase : TempDirectoryTestBase
     /// <summary>
     /// The hooks of a start in this made-up application. What the process read from the disk before the start began
     /// is <paramref name="diskReadBytes"/>, not the test process's: by default unknown, which replays every start.
+    /// Where the made-up application lies is no spinning disk unless a test says so (<paramref name="appOnSpinningDisk"/>),
+    /// whatever disk holds the temporary folder.
     /// </summary>
     private protected PrefetchTestHooks Hooks(
-        Action? afterReplay = null, Action<int>? beforeRange = null, long? diskReadBytes = null, Action? beforeThreadStart = null) => new()
+        Action? afterReplay = null, Action<int>? beforeRange = null, long? diskReadBytes = null, Action? beforeThreadStart = null,
+        bool appOnSpinningDisk = false) => new()
     {
+        AppOnSpinningDisk = appOnSpinningDisk,
         BeforeThreadStart = beforeThreadStart,
         DiskReadBytes = () => diskReadBytes,
         AppDirectory = AppDirectory,

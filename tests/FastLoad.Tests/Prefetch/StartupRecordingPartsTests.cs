@@ -72,6 +72,7 @@ public sealed class StartupRecordingPartsTests
         Assert.Equal(256L * 1024 * 1024, options.ReplayBudget);
         Assert.Equal(128 * 1024, options.ColdStartThreshold);
         Assert.True(options.Record);
+        Assert.True(options.WaitOnSpinningDisk);
         Assert.Equal(TimeSpan.FromSeconds(2), options.RecordDelay);
         Assert.Equal(4096, options.MaxManifestFiles);
         Assert.Equal(512L * 1024 * 1024, options.MaxManifestBytes);

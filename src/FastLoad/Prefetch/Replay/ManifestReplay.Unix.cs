@@ -90,7 +90,8 @@ internal sealed partial class ManifestReplay
             rotational |= device.Rotational;
         }
 
-        return Submit(runs, held, unchanged, rotational ? RotationalWindow : Window, cached, changed, unopened, started);
+        long window = !rotational ? Window : sweep ? long.MaxValue : RotationalWindow;
+        return Submit(runs, held, unchanged, window, cached, changed, unopened, started);
     }
 
     /// <summary>

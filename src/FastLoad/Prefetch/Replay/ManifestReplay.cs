@@ -10,7 +10,12 @@ namespace FastLoad.Prefetch;
 /// <c>mincore</c> has left out what is cached; elsewhere they are read into a scratch buffer. A file that changed
 /// since the manifest was recorded (length or last write time) is skipped.
 /// </summary>
-internal sealed partial class ManifestReplay(StartupManifest manifest, long budget, PrefetchTestHooks hooks, CancellationToken stop)
+/// <param name="manifest">The manifest whose ranges are read.</param>
+/// <param name="budget">The most bytes asked of the disk.</param>
+/// <param name="hooks">A test's faults, or <see cref="PrefetchTestHooks.None"/>.</param>
+/// <param name="stop">Stops the replay where it is.</param>
+/// <param name="sweep">Whether a spinning disk is read in one sweep (the start waits for it) rather than a shallow window at a time.</param>
+internal sealed partial class ManifestReplay(StartupManifest manifest, long budget, PrefetchTestHooks hooks, CancellationToken stop, bool sweep = false)
 {
     /// <summary>The scratch buffer of the reading replay: large enough that each read is one request of a useful size.</summary>
     private const int ReadChunk = 1024 * 1024;
