@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using FastLoad.FileSystem;
 using FastLoad.Prefetch;
 using Microsoft.Extensions.Logging;
 
@@ -49,13 +48,15 @@ public sealed partial class StartupPrefetch : IDisposable
 
     private StartupPrefetch(StartupPrefetchOptions options, ILogger? logger, PrefetchTestHooks hooks)
     {
-        _beginWaits = options.WaitOnSpinningDisk && (hooks.AppOnSpinningDisk ?? AppMaySpin());
         _options = options;
         _hooks = hooks;
         _log = new DeferredLogger(logger);
         _loadedFiles = options.Record ? new LoadedFiles(hooks.RecordFilter) : null;
         _diskReadBytesAtBegin = hooks.DiskReadBytes is { } diskReadBytes ? diskReadBytes() : ProcessDiskReads.BytesSoFar();
         _warm = _diskReadBytesAtBegin < options.ColdStartThreshold;
+
+        // Only a cold start, which replays, looks at the disk: a warm start's Begin is kept to the least it must do.
+        _beginWaits = !_warm && options.WaitOnSpinningDisk && (hooks.AppOnSpinningDisk ?? StorageProbe.MaySpin(AppContext.BaseDirectory));
     }
 
     /// <summary>Gets a task that completes, with what the start found, replayed and recorded, once its manifest is written (or the start is disposed).</summary>
@@ -262,24 +263,6 @@ public sealed partial class StartupPrefetch : IDisposable
             }
 
             return _thread;
-        }
-    }
-
-    /// <summary>Whether the application's folder may lie on a spinning disk (Linux: sysfs does not say it cannot).</summary>
-    private static bool AppMaySpin()
-    {
-        if (!OperatingSystem.IsLinux())
-        {
-            return false;
-        }
-
-        try
-        {
-            return !StorageProbe.CannotSpinLinux(FileStatus.Get(AppContext.BaseDirectory).DeviceId);
-        }
-        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or ArgumentException)
-        {
-            return false;
         }
     }
 

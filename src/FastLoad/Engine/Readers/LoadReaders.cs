@@ -234,27 +234,12 @@ internal sealed class LoadReaders(LoadContext context, DeliveryChannel.DeliveryW
     }
 
     /// <summary>
-    /// Whether the device that holds <paramref name="path"/> could be described as a spinning disk: not where its block
-    /// device says it does not spin (most SSDs and NVMe drives) or is a virtio disk, which two sysfs reads tell; a
-    /// description costs a new process a few milliseconds of first-time code before the first read.
+    /// Whether the device that holds <paramref name="path"/> could be described as a spinning disk: not where sysfs says
+    /// it cannot (<see cref="StorageProbe.MaySpin"/>); a description costs a new process a few milliseconds of
+    /// first-time code before the first read. A test's description replaces that look too.
     /// </summary>
-    private bool DeviceMaySpin(string path)
-    {
-        if (context.Hooks.DeviceDescription is not null)
-        {
-            return true;
-        }
-
-        try
-        {
-            return !StorageProbe.CannotSpinLinux(FileStatus.Get(Path.GetDirectoryName(path) ?? path).DeviceId);
-        }
-        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or ArgumentException)
-        {
-            // The description reports what it can; the default policy applies where it cannot.
-            return true;
-        }
-    }
+    private bool DeviceMaySpin(string path) =>
+        context.Hooks.DeviceDescription is not null || StorageProbe.MaySpin(Path.GetDirectoryName(path) ?? path);
 
     private bool FirstFileIsCached()
     {

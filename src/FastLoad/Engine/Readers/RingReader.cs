@@ -352,7 +352,7 @@ internal sealed unsafe partial class RingReader : ConsumerThreadReader
 
             // A file of a folder the walk kept open is opened by its name there: no lookup of the folders above it.
             int folder = _context.Files.FolderOf(index);
-            byte* pathBytes = _slots.PathOf(slot, path, folder < 0 ? 0 : OpenFolders.NameStart(path));
+            byte* pathBytes = _slots.PathOf(slot, path, OpenFolders.NameStart(path, folder));
             if (pathBytes is null || !_ring.TryOpen(folder, pathBytes, ReadableFile.ReadFlags, slot.UserData(RingOperation.Open)))
             {
                 // A path the ring cannot take (too long, or with a NUL) or a full queue: the ordinary open says what

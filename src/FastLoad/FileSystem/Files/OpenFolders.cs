@@ -31,8 +31,11 @@ internal sealed class OpenFolders : IDisposable
         return allowed > 0 ? new OpenFolders((int)Math.Min(allowed, MaxFolders)) : null;
     }
 
-    /// <summary>Where the file's name starts in <paramref name="path"/>: what is opened relative to its folder.</summary>
-    public static int NameStart(string path) => path.LastIndexOf('/') + 1;
+    /// <summary>
+    /// Where what is opened for <paramref name="path"/> starts in it: its name, relative to <paramref name="folder"/>, a
+    /// kept folder's descriptor; the whole path where the folder is -1.
+    /// </summary>
+    public static int NameStart(string path, int folder) => folder < 0 ? 0 : path.LastIndexOf('/') + 1;
 
     /// <summary>The descriptor of the folder of the path at <paramref name="index"/>, or -1 when it was not kept.</summary>
     public int FolderOf(int index) => _folderOfPath is { } folders && folders[index] >= 0 ? _descriptors[folders[index]] : -1;

@@ -48,7 +48,7 @@ internal static partial class ReadableFile
     /// </summary>
     internal static SafeFileHandle? TryOpenNative(string path, int flags, out int errno, int folder = -1)
     {
-        string name = folder < 0 ? path : path.Substring(OpenFolders.NameStart(path));
+        string name = path[OpenFolders.NameStart(path, folder)..];
         int fd;
         do
         {
@@ -68,7 +68,7 @@ internal static partial class ReadableFile
     internal static unsafe SafeFileHandle? TryOpenIfNamesCached(string path, int folder, out bool namesCached)
     {
         namesCached = true;
-        string name = folder < 0 ? path : path.Substring(OpenFolders.NameStart(path));
+        string name = path[OpenFolders.NameStart(path, folder)..];
         byte[] utf8 = new byte[Encoding.UTF8.GetByteCount(name) + 1];
         Encoding.UTF8.GetBytes(name, utf8);
         var how = new Interop.OpenHow { Flags = (ulong)ReadFlags, Resolve = Interop.ResolveCached };

@@ -270,25 +270,32 @@ public static partial class StorageProbe
     /// <summary>
     /// Whether <see cref="DescribeDevice"/> cannot find the block device with this id
     /// <see cref="StorageKind.Rotational"/>: it says it does not spin (its queue's rotational flag, or its disk's for a
-    /// partition, is 0), or it is a virtio disk, whose flag is the hypervisor's default. Two sysfs reads, for a caller
-    /// that must know before anything else; <see langword="false"/> where they do not say.
+    /// partition, is 0), or it is a virtio disk, whose flag is the hypervisor's default. A few sysfs reads (the device's
+    /// name and the flag), for a caller that must know before anything else; <see langword="false"/> where they do not say.
     /// </summary>
-    internal static bool CannotSpinLinux(ulong deviceId)
+    internal static bool CannotSpinLinux(ulong deviceId) =>
+        BlockDeviceDirectory((uint)(deviceId >> 32), (uint)deviceId, source: null) is (string block, string name)
+        && (BusOf(name) == StorageBus.Virtio || ReadInt(block, "queue/rotational") == 0);
+
+    /// <summary>
+    /// Whether the device that holds <paramref name="directory"/> may be a spinning disk: on Linux where sysfs does not
+    /// say otherwise (<see cref="CannotSpinLinux"/>), and where the directory cannot be examined; elsewhere never.
+    /// </summary>
+    internal static bool MaySpin(string directory)
     {
-        string block = $"/sys/dev/block/{deviceId >> 32}:{(uint)deviceId}";
-        if (ReadUevent(block) is { } device && BusOf(device.Name) == StorageBus.Virtio)
+        if (!OperatingSystem.IsLinux())
+        {
+            return false;
+        }
+
+        try
+        {
+            return !CannotSpinLinux(FileStatus.Get(directory).DeviceId);
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or ArgumentException)
         {
             return true;
         }
-
-        Span<byte> flag = stackalloc byte[8];
-        int read = ReadAttribute($"{block}/queue/rotational", flag);
-        if (read == 0)
-        {
-            read = ReadAttribute($"{block}/../queue/rotational", flag);
-        }
-
-        return read > 0 && flag[0] == (byte)'0';
     }
 
     /// <summary>

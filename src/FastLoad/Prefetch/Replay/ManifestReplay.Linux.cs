@@ -78,9 +78,6 @@ internal sealed partial class ManifestReplay
         return (int)Math.Clamp(((long)limit.Current - open) / 4, 0, MaxHeldFiles);
     }
 
-    private static void AdviseLinux(SafeFileHandle handle, long offset, long length) =>
-        _ = Interop.PosixFadvise((int)handle.DangerousGetHandle(), offset, length, Interop.FadviseWillNeed);
-
     /// <summary>
     /// POSIX_FADV_RANDOM on the replay's own descriptor: the one-byte reads that wait for a range then read no more
     /// than their page when the kernel dropped it. The application's descriptors keep their read-ahead.

@@ -243,7 +243,7 @@ internal sealed partial class ManifestReplay
             long length = Math.Min(chunk, run.End - at);
             if (OperatingSystem.IsLinux())
             {
-                AdviseLinux(handle, at, length);
+                ReadableFile.AdviseWillNeed(handle, at, length);
             }
             else
             {
