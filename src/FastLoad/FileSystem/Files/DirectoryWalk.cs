@@ -33,7 +33,7 @@ internal static partial class DirectoryWalk
         }
 
         string[] paths = WalkPortable(root, pattern, recursive);
-        Array.Sort(paths, StringComparer.Ordinal);
+        Array.Sort(paths, string.CompareOrdinal); // A Comparison: no sort helper built by reflection (see NameComparer).
         return paths;
     }
 

@@ -174,7 +174,13 @@ internal static unsafe class SmallBlockPool
 
         private void RemoveAvailable(Slab slab)
         {
-            int index = Array.IndexOf(_available, slab, 0, _availableCount);
+            // A loop rather than Array.IndexOf, whose first call builds an equality comparer by reflection.
+            int index = 0;
+            while (!ReferenceEquals(_available[index], slab))
+            {
+                index++;
+            }
+
             Array.Copy(_available, index + 1, _available, index, _availableCount - index - 1);
             _available[--_availableCount] = null!;
         }
