@@ -391,7 +391,14 @@ internal sealed class LoadReaders(LoadContext context, DeliveryChannel.DeliveryW
 
         try
         {
-            StorageDevice device = DescribeDevice(context.Files.PathAt(0));
+            string first = context.Files.PathAt(0);
+            if (!MayReadAsSpinningDisk(first))
+            {
+                // Nothing to settle; the load's summary describes the device if asked.
+                return;
+            }
+
+            StorageDevice device = DescribeDevice(first);
             Volatile.Write(ref _device, device);
             if (!context.Lifetime.ReaderStarted())
             {
@@ -413,6 +420,18 @@ internal sealed class LoadReaders(LoadContext context, DeliveryChannel.DeliveryW
             // DescribeDevice handles what a device can throw; this is a bug: stop the load visibly.
             delivery.Fail(ex);
         }
+    }
+
+    /// <summary>
+    /// Whether the rings could give the set to the pipeline (<see cref="SettleRingStorageOn"/>): not with the parallelism
+    /// pinned, nor where the options or sysfs say the device does not spin (an SSD, an NVMe drive, a virtio disk), which
+    /// spares the helper ring the description's first-time code in a new process.
+    /// </summary>
+    private bool MayReadAsSpinningDisk(string path)
+    {
+        FileLoaderOptions options = context.Options;
+        return options.MaxDegreeOfParallelism is null
+            && (options.Storage is { } storage ? storage == StorageKind.Rotational : DeviceMaySpin(path));
     }
 
     private void SettleRingStorageOn(StorageDevice device)

@@ -114,6 +114,24 @@ public class RotationalLaneTests : TempDirectoryTestBase
     }
 
     [IoUringFact]
+    public async Task Load_SetNotCachedOnADeviceThatCannotSpin_NeverDescribesIt()
+    {
+        // Only a spinning disk changes how the rings read once one waits: on a device sysfs says cannot spin (an SSD, a
+        // virtio disk), the load spares the description's first-time code.
+        Assert.SkipWhen(StorageProbe.MaySpin(Root), "The temporary folder may lie on a spinning disk: its description is due.");
+        List<string> written = WriteEvicted(FileCount);
+        Assert.SkipWhen(PageCache.GetResidentBytes(written[0]) > 0, "The temporary folder's file system keeps files cached (tmpfs): no read waits for a device.");
+        int descriptions = 0;
+        var hooks = new LoadTestHooks { OnDescribeDevice = () => Interlocked.Increment(ref descriptions) };
+
+        LoadSummary summary = await new FileLoader(new FileLoaderOptions(), hooks).LoadAsync(FileSet.FromPaths(written), (_, _) => ValueTask.CompletedTask);
+
+        Assert.Equal(FileCount, summary.FileCount);
+        Assert.Empty(summary.Failures);
+        Assert.Equal(0, Volatile.Read(ref descriptions));
+    }
+
+    [IoUringFact]
     public async Task Load_SetCachedOnASpinningDisk_StartsOnTheRings()
     {
         // Its first file cached, a load reads on the rings, which need no description until a read waits.
