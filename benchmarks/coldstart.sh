@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Cold start of a web application with and without a start-up manifest: the time from exec to the first
 # 200 answer of the ASP.NET Core template (`dotnet new web`) and of samples/WarmStart (the same template with
-# StartupPrefetch), each in a new process, warm and cold, rounds interleaved with the order of the cases rotated.
+# StartupPrefetch), each in a new process, warm and cold, rounds interleaved, the cases of each in an order of its own.
 # Cold: the .NET runtime (the dotnet host, host/ and shared/) and the application are evicted from the page cache
 # before the run (posix_fadvise DONTNEED per file, benchmarks/native/evict.c), as after a reboot or a deploy.
 #
@@ -63,6 +63,7 @@ dotnet build "$data/template-src" -c Release -o "$data/ssd/template" >/dev/null
 dotnet build samples/WarmStart -c Release -o "$data/ssd/warmstart" >/dev/null
 dotnet publish src/FastLoad.Cli -c Release -r "$rid" -o "$data/ssd/tool" >/dev/null
 manifest_name=WarmStart.startup-manifest
+source benchmarks/round-order.sh
 
 # One timed run: evict (cold) or run once untimed (warm; hot: the caller keeps everything cached), then time the first
 # answer; prints milliseconds.
@@ -219,8 +220,8 @@ for disk in $disks; do
     declare -A times=()
     for ((round = 0; round < rounds; round++)); do
       echo "== $disk: round $((round + 1)) of $rounds"
-      for ((i = 0; i < ${#cases[@]}; i++)); do
-        IFS='|' read -r name app cache manifest launch <<<"${cases[$(((i + round) % ${#cases[@]}))]}"
+      for i in $(round_order ${#cases[@]} "$round"); do
+        IFS='|' read -r name app cache manifest launch <<<"${cases[$i]}"
         app_dll=$([ "$app" = template ] && echo template-src.dll || echo WarmStart.dll)
         case $manifest in
           keep) cp "$root/manifest.keep" "$root/$app/$manifest_name" ;;

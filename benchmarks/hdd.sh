@@ -3,8 +3,8 @@
 # for a folder on a disk that seeks (a real spinning disk, or a model of one with seeks by distance, rotation and a
 # drive that reorders its queue; a throttle that charges every request the same, as tools/emulated-hdd.sh does,
 # measures every depth and order alike). Each measurement is a new process, `fastload load FOLDER -r --json` with
-# `--dop N --physical-order On|Off` or neither; a round runs every case once, starting one case further along each
-# round, and the medians and ranges of the reported seconds are printed.
+# `--dop N --physical-order On|Off` or neither; a round runs every case once, in an order of its own
+# (round-order.sh), and the medians and ranges of the reported seconds are printed.
 #
 #   benchmarks/hdd.sh FOLDER [FASTLOAD=fastload]
 #
@@ -21,11 +21,13 @@ for depth in ${FASTLOAD_HDD_DEPTHS:-4 16 64 128}; do
   cases+=("set order $depth|--dop $depth --physical-order Off" "physical $depth|--dop $depth --physical-order On")
 done
 
+source "$(dirname "$0")/round-order.sh"
+
 lines=$(mktemp)
 trap 'rm -f "$lines"' EXIT
 for ((round = 0; round < rounds; round++)); do
-  for ((k = 0; k < ${#cases[@]}; k++)); do
-    entry=${cases[$(((k + round) % ${#cases[@]}))]}
+  for k in $(round_order ${#cases[@]} "$round"); do
+    entry=${cases[$k]}
     name=${entry%%|*}
     read -r -a options <<< "${entry#*|}"
     if [ -n "${FASTLOAD_HDD_COLD:-}" ]; then

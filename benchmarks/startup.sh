@@ -78,12 +78,13 @@ for files in $sets; do
   done
 done
 
+source benchmarks/round-order.sh
 pack_tree=${FASTLOAD_STARTUP_PACK_TREE-/usr/include}
 if [ -n "$pack_tree" ]; then
   pack=$data/pack-tree.fpk
   first_tool=$(ls "$data"/tool-*/FastLoad.Cli | grep -v -- -baseline/ | head -n 1)
   [ -f "$pack" ] || "$first_tool" pack "$pack_tree" "$pack" >/dev/null
-  # name|environment|arguments: the cases of one round, rotated so that no case always runs first.
+  # name|environment|arguments: the cases of one round (round_order).
   cases=()
   for deployment in $deployments; do
     cases+=("pack, $deployment|-|$deployment load $pack" "loose, $deployment|-|$deployment load $pack_tree -r")
@@ -97,8 +98,8 @@ if [ -n "$pack_tree" ]; then
     for cache in cold warm; do
       declare -A times=()
       for ((round = 0; round < rounds; round++)); do
-        for ((i = 0; i < ${#cases[@]}; i++)); do
-          IFS='|' read -r name environment command <<<"${cases[$(((i + round) % ${#cases[@]}))]}"
+        for i in $(round_order ${#cases[@]} "$round"); do
+          IFS='|' read -r name environment command <<<"${cases[$i]}"
           read -r deployment arguments <<<"$command"
           run=(env)
           [ "$environment" = "-" ] || run+=("$environment")
