@@ -182,6 +182,11 @@ internal static class BlockingReads
     /// <remarks>A file of length 0 (a pseudo file has content all the same) is charged as its buffer grows, and may wait for that.</remarks>
     private static FileContents Read(LoadContext context, int index, string path, SafeFileHandle handle, long length, ref long charge)
     {
+        if (length == 0 && OperatingSystem.IsLinux() && IsEmptyLinux(handle, path))
+        {
+            return EmptyContents.Instance;
+        }
+
         ReadSettings settings = context.ReadSettings;
         UnknownLengthCharge? growing = length == 0 ? new UnknownLengthCharge(context, index, path, charge) : null;
         FileContents contents;
@@ -206,6 +211,13 @@ internal static class BlockingReads
         }
 
         return contents;
+    }
+
+    /// <summary>Whether a file that reports no bytes has none (<see cref="EmptyFiles"/>), rather than being a pseudo file read to its end.</summary>
+    private static bool IsEmptyLinux(SafeFileHandle handle, string path)
+    {
+        int fd = (int)handle.DangerousGetHandle();
+        return EmptyFiles.IsEmptyLinux(fd, FileStatus.GetLinux(fd, path).DeviceId);
     }
 
     /// <summary>

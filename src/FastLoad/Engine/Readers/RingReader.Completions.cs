@@ -45,7 +45,13 @@ internal sealed unsafe partial class RingReader
             {
                 slot.Fd = result;
                 FileStatus status = FileStatus.GetLinux(result, path);
-                return Opened(slot, result, status.Kind == FileKind.Regular ? status.Length : throw ReadableFile.NotRegularFile(path, status.Kind), handle: null);
+                if (status.Kind != FileKind.Regular)
+                {
+                    throw ReadableFile.NotRegularFile(path, status.Kind);
+                }
+
+                bool empty = status.Length == 0 && EmptyFiles.IsEmptyLinux(result, status.DeviceId);
+                return Opened(slot, result, status.Length, handle: null, empty);
             }
 
             if (!IoUring.NotDone(result))
@@ -55,7 +61,7 @@ internal sealed unsafe partial class RingReader
 
             // Not done by the kernel (interrupted, or the thread that asked has exited): the ordinary open.
             SafeFileHandle handle = ReadableFile.Open(path, _context.Files.FolderOf(slot.Index), out long length);
-            return Opened(slot, (int)handle.DangerousGetHandle(), length, handle);
+            return Opened(slot, (int)handle.DangerousGetHandle(), length, handle, empty: false);
         }
         catch (Exception ex)
         {
@@ -67,10 +73,11 @@ internal sealed unsafe partial class RingReader
 
     /// <summary>
     /// A regular file is open (by the ring, or by <paramref name="handle"/> the ordinary way, whose descriptor the slot
-    /// takes over): its read starts when its bytes fit the budget.
+    /// takes over): its read starts when its bytes fit the budget. An <paramref name="empty"/> one (<see cref="EmptyFiles"/>)
+    /// is published at once, with nothing to read or charge.
     /// </summary>
     /// <returns>How many files that published (1 when it was read here, 0 when its read is in the kernel or waits).</returns>
-    private int Opened(RingSlot slot, int fd, long length, SafeFileHandle? handle)
+    private int Opened(RingSlot slot, int fd, long length, SafeFileHandle? handle, bool empty)
     {
         handle?.SetHandleAsInvalid();
         slot.Fd = fd;
@@ -89,6 +96,11 @@ internal sealed unsafe partial class RingReader
 
         slot.Length = length;
         slot.Charge = _context.ReadSettings.BudgetCharge(length);
+        if (empty)
+        {
+            return Publish(slot, EmptyContents.Instance);
+        }
+
         slot.State = RingSlotState.WaitingForBudget;
         return TryStartRead(slot);
     }
@@ -213,6 +225,12 @@ internal sealed unsafe partial class RingReader
             return FailRead(slot, ex);
         }
 
+        return Publish(slot, contents);
+    }
+
+    /// <summary>A file is read: its descriptor is closed (in the ring where it can be) and the file published; returns 1.</summary>
+    private int Publish(RingSlot slot, FileContents contents)
+    {
         if (_ring.TryClose(slot.Fd, (ulong)RingOperation.Close, _context.Hooks.DeferRingCloses))
         {
             _closesInKernel++;

@@ -358,7 +358,7 @@ internal sealed unsafe partial class RingReader : ConsumerThreadReader
                 // A path the ring cannot take (too long, or with a NUL) or a full queue: the ordinary open says what
                 // is wrong with the path.
                 SafeFileHandle handle = ReadableFile.Open(path, folder, out long length);
-                return Opened(slot, (int)handle.DangerousGetHandle(), length, handle);
+                return Opened(slot, (int)handle.DangerousGetHandle(), length, handle, empty: false);
             }
 
             slot.State = RingSlotState.Opening;

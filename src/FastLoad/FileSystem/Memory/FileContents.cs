@@ -44,3 +44,30 @@ internal sealed class PooledContents(byte[] array, int length, ArrayPool<byte> p
 
     public override void Dispose() => pool.Return(array);
 }
+
+/// <summary>A file with no bytes: nothing is rented or returned, so one instance serves every such file.</summary>
+internal sealed class EmptyContents : FileContents
+{
+    private EmptyContents()
+    {
+    }
+
+    public static EmptyContents Instance { get; } = new();
+
+    public override long Length => 0;
+
+    public override ReadOnlyMemory<byte> Memory => ReadOnlyMemory<byte>.Empty;
+
+    public override Span<byte> Slice(long offset, int length) =>
+        offset == 0 && length == 0 ? Span<byte>.Empty : throw new ArgumentOutOfRangeException(nameof(length), "An empty file has no bytes to read into.");
+
+    public override void Truncate(long length)
+    {
+    }
+
+    public override MemoryHandle Pin() => default;
+
+    public override void Dispose()
+    {
+    }
+}

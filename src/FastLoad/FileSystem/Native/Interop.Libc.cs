@@ -112,6 +112,16 @@ internal static unsafe partial class Interop
     [LibraryImport(Libc, EntryPoint = "pread", SetLastError = true)]
     internal static partial nint PRead(SafeHandle fd, byte* buffer, nint count, long offset);
 
+    /// <summary><c>struct statfs</c> on 64-bit Linux (120 bytes): only its first field, the file system's magic number, is read.</summary>
+    [StructLayout(LayoutKind.Explicit, Size = 120)]
+    internal struct FileSystemStatus
+    {
+        [FieldOffset(0)] public long Type;
+    }
+
+    [LibraryImport(Libc, EntryPoint = "fstatfs", SetLastError = true)]
+    internal static partial int FileSystemStatusOf(int fd, FileSystemStatus* buffer);
+
     /// <summary>preadv2's flag: read only what the page cache holds; <c>EAGAIN</c> where the read would wait for the device.</summary>
     internal const int ReadNoWait = 0x8;
 
