@@ -182,8 +182,9 @@ internal static class BlockingReads
     /// <remarks>A file of length 0 (a pseudo file has content all the same) is charged as its buffer grows, and may wait for that.</remarks>
     private static FileContents Read(LoadContext context, int index, string path, SafeFileHandle handle, long length, ref long charge)
     {
-        if (length == 0 && OperatingSystem.IsLinux() && IsEmptyLinux(handle, path))
+        if (length == 0 && OperatingSystem.IsLinux() && IsEmptyLinux(handle))
         {
+            handle.Dispose(); // Closed here, as FileReader.Read closes what it reads.
             return EmptyContents.Instance;
         }
 
@@ -213,11 +214,21 @@ internal static class BlockingReads
         return contents;
     }
 
-    /// <summary>Whether a file that reports no bytes has none (<see cref="EmptyFiles"/>), rather than being a pseudo file read to its end.</summary>
-    private static bool IsEmptyLinux(SafeFileHandle handle, string path)
+    /// <summary>
+    /// Whether a file that reports no bytes has none (<see cref="EmptyFiles"/>), rather than being a pseudo file read to its
+    /// end; a file that cannot be asked is read, and its read meets the problem.
+    /// </summary>
+    private static bool IsEmptyLinux(SafeFileHandle handle)
     {
         int fd = (int)handle.DangerousGetHandle();
-        return EmptyFiles.IsEmptyLinux(fd, FileStatus.GetLinux(fd, path).DeviceId);
+        try
+        {
+            return EmptyFiles.IsEmptyLinux(fd, FileStatus.GetLinux(fd, string.Empty).DeviceId);
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            return false;
+        }
     }
 
     /// <summary>

@@ -69,7 +69,8 @@ public class BackToBackLoadTests : TempDirectoryTestBase
 
         // The shared thread pool may have grown a little meanwhile; 1,000 loads must not have added threads each.
         Assert.InRange(threadsAfter, 1, threadsBefore + (4 * Environment.ProcessorCount) + 8);
-        Assert.Equal((Loads + loaders.Length) * GoodFiles, pool.RentCount);
+        // f00.bin is empty: it arrives without a buffer (EmptyFileTests).
+        Assert.Equal((Loads + loaders.Length) * (GoodFiles - 1), pool.RentCount);
         pool.AssertAllReturned();
     }
 
