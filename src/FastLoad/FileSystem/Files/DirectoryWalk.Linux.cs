@@ -52,8 +52,9 @@ internal static unsafe partial class DirectoryWalk
 
         public List<Folder> Subfolders { get; } = [];
 
-        /// <summary>What it sorts by among its parent's entries: its path and a separator, as every path below it starts.</summary>
-        public string SortKey => field ??= Path + "/";
+        /// <summary>The path of the entry <paramref name="name"/> in this folder.</summary>
+        public string PathOf(ReadOnlySpan<char> name) =>
+            Path.EndsWith('/') ? string.Concat(Path, name) : string.Concat(Path, "/", name);
 
         /// <summary>The files in this folder and below it.</summary>
         public int CountFiles()
@@ -88,7 +89,10 @@ internal static unsafe partial class DirectoryWalk
         /// <summary>Compares two paths of the folder's files.</summary>
         public Comparison<string> Paths { get; }
 
-        /// <summary>Compares two entries of the folder: a file's path (a string) or a subfolder (its <see cref="Folder.SortKey"/>).</summary>
+        /// <summary>
+        /// Compares two entries of the folder: a file's path (a string), or a subfolder, which sorts as its path and a
+        /// separator, as every path below it starts.
+        /// </summary>
         public Comparison<object> Entries { get; }
 
         private int ComparePaths(string x, string y)
@@ -105,7 +109,23 @@ internal static unsafe partial class DirectoryWalk
             return x.Length - y.Length;
         }
 
-        private int CompareEntries(object x, object y) => ComparePaths(x as string ?? ((Folder)x).SortKey, y as string ?? ((Folder)y).SortKey);
+        private int CompareEntries(object x, object y)
+        {
+            string xPath = x as string ?? ((Folder)x).Path, yPath = y as string ?? ((Folder)y).Path;
+            int xLength = xPath.Length + (x is Folder ? 1 : 0), yLength = yPath.Length + (y is Folder ? 1 : 0);
+            int length = Math.Min(xLength, yLength);
+            for (int i = NameStart; i < length; i++)
+            {
+                // Past its path, a subfolder's key goes on with the separator.
+                char xChar = i < xPath.Length ? xPath[i] : '/', yChar = i < yPath.Length ? yPath[i] : '/';
+                if (xChar != yChar)
+                {
+                    return xChar - yChar;
+                }
+            }
+
+            return xLength - yLength;
+        }
     }
 
     /// <summary>
@@ -363,7 +383,6 @@ internal static unsafe partial class DirectoryWalk
 
             try
             {
-                string prefix = folder.Path.EndsWith('/') ? folder.Path : folder.Path + "/";
                 while (true)
                 {
                     started = Stopwatch.GetTimestamp();
@@ -409,7 +428,7 @@ internal static unsafe partial class DirectoryWalk
                         {
                             if (recursive)
                             {
-                                subfolders.Add(new Folder(string.Concat(prefix, name[..length]), Append(folder.NativePath, nameBytes), isRoot: false));
+                                subfolders.Add(new Folder(folder.PathOf(name[..length]), Append(folder.NativePath, nameBytes), isRoot: false));
                             }
 
                             continue;
@@ -422,7 +441,7 @@ internal static unsafe partial class DirectoryWalk
 
                         if (_matchAll || FileSystemName.MatchesSimpleExpression(pattern, name[..length], ignoreCase: false))
                         {
-                            found.Add(string.Concat(prefix, name[..length]));
+                            found.Add(folder.PathOf(name[..length]));
                         }
                     }
                 }
