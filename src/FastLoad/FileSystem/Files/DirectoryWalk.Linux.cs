@@ -52,6 +52,41 @@ internal static unsafe partial class DirectoryWalk
 
         public List<Folder> Subfolders { get; } = [];
 
+        /// <summary>
+        /// Its files and subfolders in order (a file's path, or a subfolder), once its walker sorted them; <see langword="null"/>
+        /// for a folder without subfolders, whose <see cref="Files"/> are sorted in place.
+        /// </summary>
+        public object[]? Entries { get; private set; }
+
+        /// <summary>
+        /// Sorts what it holds, on the walker that listed it: the walkers sort beside one another, and the paths are then
+        /// only put one after another.
+        /// </summary>
+        public void Sort(NameComparer comparer)
+        {
+            comparer.NameStart = Path.EndsWith('/') ? Path.Length : Path.Length + 1;
+            if (Subfolders.Count == 0)
+            {
+                CollectionsMarshal.AsSpan(Files).Sort(comparer.Paths);
+                return;
+            }
+
+            var entries = new object[Files.Count + Subfolders.Count];
+            int count = 0;
+            foreach (string file in Files)
+            {
+                entries[count++] = file;
+            }
+
+            foreach (Folder subfolder in Subfolders)
+            {
+                entries[count++] = subfolder;
+            }
+
+            Array.Sort(entries, comparer.Entries);
+            Entries = entries;
+        }
+
         /// <summary>The path of the entry <paramref name="name"/> in this folder.</summary>
         public string PathOf(ReadOnlySpan<char> name) =>
             Path.EndsWith('/') ? string.Concat(Path, name) : string.Concat(Path, "/", name);
@@ -166,27 +201,24 @@ internal static unsafe partial class DirectoryWalk
             var paths = new string[rootFolder.CountFiles()];
             int[]? folderOfPath = openFolders is null ? null : new int[paths.Length];
             int at = 0;
-            AddInOrder(rootFolder, paths, folderOfPath, ref at, new NameComparer());
+            AddInOrder(rootFolder, paths, folderOfPath, ref at);
             openFolders?.SetFolders(folderOfPath!);
             return paths;
         }
 
         /// <summary>
-        /// Puts the files of <paramref name="folder"/> and below in <paramref name="paths"/> in ordinal order: its files
-        /// and subfolders sorted together by name, a subfolder as its name and a separator, since every path below it
-        /// starts so. Each folder sorts only its own names, so no comparison goes over the shared part of two paths.
+        /// Puts the files of <paramref name="folder"/> and below in <paramref name="paths"/> in ordinal order, as each
+        /// folder's walker sorted them (<see cref="Folder.Sort"/>): its files and subfolders together by name, a subfolder
+        /// as its name and a separator, since every path below it starts so. Each folder sorts only its own names, so no
+        /// comparison goes over the shared part of two paths.
         /// <paramref name="folderOfPath"/>, when given, gets each file's folder's place among the open folders.
         /// </summary>
-        private static void AddInOrder(Folder folder, string[] paths, int[]? folderOfPath, ref int at, NameComparer comparer)
+        private static void AddInOrder(Folder folder, string[] paths, int[]? folderOfPath, ref int at)
         {
-            int nameStart = folder.Path.EndsWith('/') ? folder.Path.Length : folder.Path.Length + 1;
-            List<string> files = folder.Files;
-            List<Folder> subfolders = folder.Subfolders;
-            comparer.NameStart = nameStart;
-            if (subfolders.Count == 0)
+            if (folder.Entries is not { } entries)
             {
+                List<string> files = folder.Files;
                 files.CopyTo(paths, at);
-                paths.AsSpan(at, files.Count).Sort(comparer.Paths);
                 if (folderOfPath is not null)
                 {
                     folderOfPath.AsSpan(at, files.Count).Fill(folder.OpenSlot);
@@ -196,24 +228,11 @@ internal static unsafe partial class DirectoryWalk
                 return;
             }
 
-            var entries = new object[files.Count + subfolders.Count];
-            int count = 0;
-            foreach (string file in files)
-            {
-                entries[count++] = file;
-            }
-
-            foreach (Folder subfolder in subfolders)
-            {
-                entries[count++] = subfolder;
-            }
-
-            Array.Sort(entries, comparer.Entries);
             foreach (object entry in entries)
             {
                 if (entry is Folder subfolder)
                 {
-                    AddInOrder(subfolder, paths, folderOfPath, ref at, comparer);
+                    AddInOrder(subfolder, paths, folderOfPath, ref at);
                 }
                 else
                 {
@@ -249,6 +268,7 @@ internal static unsafe partial class DirectoryWalk
         {
             byte* entries = (byte*)NativeMemory.Alloc(EntryBufferSize);
             Span<char> name = stackalloc char[256];
+            var comparer = new NameComparer();
             try
             {
                 while (TryTake(out Folder? folder))
@@ -265,6 +285,9 @@ internal static unsafe partial class DirectoryWalk
 
                     observer?.FolderListed?.Invoke(folder.Path);
                     Done(folder.Subfolders, waitedForTheDevice: systemCallTicks > DeviceWaitTicks);
+
+                    // After its subfolders are out for the other walkers: they only read a subfolder's path from here on.
+                    folder.Sort(comparer);
                 }
             }
             finally
