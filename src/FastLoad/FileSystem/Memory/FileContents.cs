@@ -20,6 +20,14 @@ internal abstract class FileContents : IDisposable
     /// <summary>Shortens the contents to what a reader found (a file that shrank while read).</summary>
     public abstract void Truncate(long length);
 
+    /// <summary>
+    /// Maps the memory of the range a read is about to fill, where it may be fresh, in one call: a fresh page faults in
+    /// at the kernel's copy one at a time otherwise. Nothing for memory that is mapped already (arrays, slabs).
+    /// </summary>
+    public virtual void PrepareToFill(long offset, int length)
+    {
+    }
+
     /// <summary>Keeps the buffer where it is while the kernel writes into it; only for contents of one block.</summary>
     public virtual MemoryHandle Pin() => throw new NotSupportedException($"{GetType().Name} is not read in one block.");
 

@@ -198,7 +198,7 @@ internal static unsafe class NativeBlockPool
                 large = Allocate(sizeClass, forUnbufferedReads);
             }
 
-            return NativeContents.Wrap(large, capacity, () => ReturnLarge(large, sizeClass));
+            return NativeContents.Block(large, capacity, () => ReturnLarge(large, sizeClass));
         }
 
         public static void TrimIdle(long now)

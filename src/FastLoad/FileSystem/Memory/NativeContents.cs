@@ -11,15 +11,17 @@ internal sealed unsafe class NativeContents : FileContents
 {
     private readonly Owner? _owner;
     private readonly Action? _release;
+    private readonly bool _block;
     private long _length;
     private ReadOnlyMemory<byte>? _memory;
 
-    private NativeContents(byte* pointer, long length, Owner? owner, Action? release)
+    private NativeContents(byte* pointer, long length, Owner? owner, Action? release, bool block)
     {
         Pointer = pointer;
         _length = length;
         _owner = owner;
         _release = release;
+        _block = block;
     }
 
     public byte* Pointer { get; }
@@ -64,12 +66,25 @@ internal sealed unsafe class NativeContents : FileContents
     }
 
     /// <summary>Wraps memory someone else releases (a mapping), calling <paramref name="release"/> on dispose.</summary>
-    public static NativeContents Wrap(byte* pointer, long length, Action release) => new(pointer, length, owner: null, release);
+    public static NativeContents Wrap(byte* pointer, long length, Action release) => new(pointer, length, owner: null, release, block: false);
+
+    /// <summary>A block of <see cref="NativeBlockPool"/>'s own that is not pooled per block, freed by <paramref name="release"/>.</summary>
+    public static NativeContents Block(byte* block, long length, Action release) => new(block, length, owner: null, release, block: true);
 
     /// <summary>A block of <paramref name="owner"/>'s, given back to it on dispose (no delegate to allocate per file).</summary>
-    public static NativeContents Rent(Owner owner, byte* block, long length) => new(block, length, owner, release: null);
+    public static NativeContents Rent(Owner owner, byte* block, long length) => new(block, length, owner, release: null, block: true);
 
     public override Span<byte> Slice(long offset, int length) => new(Pointer + offset, length);
+
+    /// <summary>A block's pages in the range, mapped in one call (a large block is not populated whole when rented, so that its first read need not wait for all of it).</summary>
+    public override void PrepareToFill(long offset, int length)
+    {
+        if (_block)
+        {
+            long start = offset & ~(NativeBlockPool.Alignment - 1L);
+            NativeBlockPool.Populate(Pointer + start, ChunkedReader.RoundUp(offset + length, NativeBlockPool.Alignment) - start);
+        }
+    }
 
     // Native memory never moves: the handle pins nothing, and costs no allocation.
     public override MemoryHandle Pin() => new(Pointer);
