@@ -7,7 +7,8 @@ namespace FastLoad.FileSystem;
 /// Native memory for the buffers of files when no pool is given. Files up to <see cref="SmallFileLimit"/> get blocks of
 /// slabs (<see cref="SmallBlockPool"/>). Blocks up to <see cref="MaxPooledLength"/> are mappings of their own, in the
 /// size classes of <see cref="SizeClasses"/>, kept for reuse up to <see cref="RetainedBytesLimit"/> in all until the
-/// process has loaded nothing for a few seconds (<see cref="IdleTrimmer"/>); the rest is
+/// process has loaded nothing for a few seconds (<see cref="IdleTrimmer"/>), and on Linux resized to another class
+/// where none of the wanted one waits; the rest is
 /// freed at once, so the process gives memory back as soon as a file is disposed, instead of leaving it to a pool's
 /// buckets (the shared array pool keeps dozens of arrays of every size per core) or to the GC.
 /// Larger blocks come in size classes 1/16 apart and are kept only briefly (see <see cref="LargeBlockIdleTime"/>):
@@ -107,14 +108,66 @@ internal static unsafe class NativeBlockPool
         public static NativeContents Rent(long capacity, bool forUnbufferedReads)
         {
             IdleTrimmer.NoteUse();
-            BlockStack bucket = Buckets[SizeClasses.Index(capacity) - FirstBucketClass];
+            int index = SizeClasses.Index(capacity) - FirstBucketClass;
+            BlockStack bucket = Buckets[index];
             byte* block = TakeIdleBlock(bucket);
+            if (block is null && OperatingSystem.IsLinux())
+            {
+                block = ResizeIdleBlock(index, forUnbufferedReads);
+            }
+
             if (block is null)
             {
                 block = Allocate(bucket.BlockSize, forUnbufferedReads);
             }
 
             return NativeContents.Rent(bucket, block, capacity);
+        }
+
+        /// <summary>
+        /// An idle block of another size made this one's (<c>mremap</c>), the nearest size first: files of many sizes (a
+        /// folder of assemblies) would otherwise map a fresh block for most of them, whose pages the kernel zeroes and
+        /// the block maps one by one, while idle blocks of other sizes wait. Shrunk, a block keeps its pages; grown, only
+        /// the new part is fresh. <see langword="null"/> when no block waits or the kernel refuses.
+        /// </summary>
+        private static byte* ResizeIdleBlock(int index, bool forUnbufferedReads)
+        {
+            for (int distance = 1; distance < Buckets.Length && Volatile.Read(ref s_retained) > 0; distance++)
+            {
+                for (int side = 0; side < 2; side++)
+                {
+                    int other = side == 0 ? index + distance : index - distance;
+                    byte* idle = (uint)other < (uint)Buckets.Length ? TakeIdleBlock(Buckets[other]) : null;
+                    if (idle is null)
+                    {
+                        continue;
+                    }
+
+                    long from = Buckets[other].BlockSize, to = Buckets[index].BlockSize;
+                    void* resized = Interop.Mremap(idle, (nuint)from, (nuint)to, Interop.MremapMayMove);
+                    if (resized == (void*)-1)
+                    {
+                        Free(idle, from);
+                        return null;
+                    }
+
+                    if (to > from)
+                    {
+                        if (forUnbufferedReads)
+                        {
+                            Interop.Madvise(resized, (nuint)to, Interop.MadviseHugePage); // Advice only.
+                        }
+                        else
+                        {
+                            Populate((byte*)resized + from, to - from);
+                        }
+                    }
+
+                    return (byte*)resized;
+                }
+            }
+
+            return null;
         }
 
         public static void FreeIdle()

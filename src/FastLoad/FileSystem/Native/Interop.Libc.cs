@@ -158,6 +158,12 @@ internal static unsafe partial class Interop
     [LibraryImport(Libc, EntryPoint = "munmap", SetLastError = true)]
     internal static partial int Munmap(void* address, nuint length);
 
+    /// <summary>mremap(2)'s flag: the mapping may move to grow.</summary>
+    internal const int MremapMayMove = 1;
+
+    [LibraryImport(Libc, EntryPoint = "mremap", SetLastError = true)]
+    internal static partial void* Mremap(void* address, nuint oldLength, nuint newLength, int flags);
+
     internal const int FcntlGetFlags = 3;
     internal const int FcntlSetFlags = 4;
 

@@ -33,6 +33,29 @@ public class NativeBlockPoolTests
         }
     }
 
+    [LinuxTheory("mremap")]
+    [InlineData(3 * MiB, 1 * MiB)]
+    [InlineData(1 * MiB, 3 * MiB)]
+    public unsafe void Rent_NoIdleBlockOfItsSize_TakesAnIdleBlockOfAnotherSizeResized(long idleLength, long length)
+    {
+        // Files of many sizes would otherwise each map a fresh block while idle blocks of other sizes wait.
+        NativeBlockPool.FreeIdlePooledBlocks();
+        NativeContents idle = NativeBlockPool.Rent(idleLength);
+        idle.Slice(0, 4096).Fill(0xA5);
+        idle.Dispose();
+        Assert.Equal(NativeBlockPool.Footprint(idleLength), NativeBlockPool.RetainedPooledBytes);
+
+        NativeContents resized = NativeBlockPool.Rent(length);
+
+        Assert.Equal(0, NativeBlockPool.RetainedPooledBytes);
+        Assert.Equal(0L, (long)resized.Pointer % NativeBlockPool.Alignment);
+        Assert.True(resized.Slice(0, 4096).IndexOfAnyExcept((byte)0xA5) < 0, "the block's first page kept its bytes: it is the idle block, not a fresh one");
+        resized.Slice(0, (int)length).Fill(0x5A); // Every byte of its new size is there to be written.
+        resized.Dispose();
+        Assert.Equal(NativeBlockPool.Footprint(length), NativeBlockPool.RetainedPooledBytes);
+        NativeBlockPool.FreeIdlePooledBlocks();
+    }
+
     [Fact]
     public unsafe void Rent_AfterALargeBlockWasDisposed_ReusesItUntilItHasBeenIdleTooLong()
     {
