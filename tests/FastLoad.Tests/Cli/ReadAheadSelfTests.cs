@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using System.Globalization;
 using FastLoad.Tests.Architecture;
 using FastLoad.Tests.Infrastructure;
@@ -43,7 +42,7 @@ public class ReadAheadSelfTests : TempDirectoryTestBase
         """;
 
     [LinuxFact("an ELF constructor and LD_PRELOAD")]
-    public void Constructor_BeforeMain_AdvisesTheWholeExecutableInPiecesOfAtMost1MiB()
+    public async Task Constructor_BeforeMain_AdvisesTheWholeExecutableInPiecesOfAtMost1MiB()
     {
         Assert.SkipUnless(Which("cc"), "No C compiler (cc) here; the tool's NativeAOT publish links with one, and this test compiles the constructor with it.");
         string source = Path.Combine(SourceLayers.FindRepositoryRoot(), "src", "FastLoad.Cli", "native", "read-ahead-self.c");
@@ -52,10 +51,10 @@ public class ReadAheadSelfTests : TempDirectoryTestBase
         string log = Path.Combine(Root, "advice.log");
         File.WriteAllText(Path.Combine(Root, "shim.c"), Shim);
         File.WriteAllText(Path.Combine(Root, "main.c"), Program);
-        Run("cc", ["-shared", "-fPIC", "-o", shim, Path.Combine(Root, "shim.c"), "-ldl"], environment: null);
-        Run("cc", ["-O2", "-Wall", "-Werror", "-o", executable, source, Path.Combine(Root, "main.c")], environment: null);
+        await Run("cc", "-shared", "-fPIC", "-o", shim, Path.Combine(Root, "shim.c"), "-ldl");
+        await Run("cc", "-O2", "-Wall", "-Werror", "-o", executable, source, Path.Combine(Root, "main.c"));
 
-        Run(executable, [], new Dictionary<string, string> { ["LD_PRELOAD"] = shim, ["ADVICE_LOG"] = log });
+        await Run("env", $"LD_PRELOAD={shim}", $"ADVICE_LOG={log}", executable);
 
         long length = new FileInfo(executable).Length;
         (long Offset, long Length, int Advice)[] advice = [.. File.ReadAllLines(log).Select(line => line.Split(' ')).Select(fields => (
@@ -76,22 +75,9 @@ public class ReadAheadSelfTests : TempDirectoryTestBase
     private static bool Which(string command) =>
         (Environment.GetEnvironmentVariable("PATH") ?? string.Empty).Split(':').Any(folder => File.Exists(Path.Combine(folder, command)));
 
-    private static void Run(string file, string[] arguments, Dictionary<string, string>? environment)
+    private static async Task Run(params string[] command)
     {
-        var start = new ProcessStartInfo(file) { RedirectStandardError = true, RedirectStandardOutput = true };
-        foreach (string argument in arguments)
-        {
-            start.ArgumentList.Add(argument);
-        }
-
-        foreach ((string name, string value) in environment ?? [])
-        {
-            start.Environment[name] = value;
-        }
-
-        using Process process = Process.Start(start)!;
-        string errors = process.StandardError.ReadToEnd();
-        process.WaitForExit();
-        Assert.True(process.ExitCode == 0, $"{file} {string.Join(' ', arguments)} exited with {process.ExitCode}: {errors}");
+        (int exitCode, _, string error) = await FastLoadTool.RunProcessAsync(command);
+        Assert.True(exitCode == 0, $"{string.Join(' ', command)} exited with {exitCode}: {error}");
     }
 }

@@ -141,7 +141,6 @@ internal static class BlockingReads
         return contents.Length;
     }
 
-    /// <summary>Takes the file's bytes from the budget, waiting until they fit; closes the file if the load stops meanwhile.</summary>
     /// <summary>
     /// Opens the file and, with an <paramref name="order"/>, asks for its first bytes in its turn, before its bytes are
     /// charged: a file waiting for the budget must not hold up the ones after it. The turn is passed on whatever happens.
@@ -165,6 +164,7 @@ internal static class BlockingReads
         }
     }
 
+    /// <summary>Takes the file's bytes from the budget, waiting until they fit; closes the file if the load stops meanwhile.</summary>
     private static void Acquire(LoadContext context, int index, SafeFileHandle handle, long charge)
     {
         try

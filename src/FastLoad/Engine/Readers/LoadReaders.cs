@@ -216,9 +216,8 @@ internal sealed class LoadReaders(LoadContext context, DeliveryChannel.DeliveryW
     private StorageDevice? SpinningDiskBeforeReading(ReadPlan plan)
     {
         FileLoaderOptions options = context.Options;
-        bool rotationalTakesOver = options.Storage is null && options.MaxDegreeOfParallelism is null
-            && options.Ordering == LoadOrdering.Completion && context.Files.Count > plan.RingShare(0);
-        if (!rotationalTakesOver || FirstFileIsCached() || !DeviceMaySpin(context.Files.PathAt(0)))
+        bool rotationalTakesOver = options.Storage is null && options.Ordering == LoadOrdering.Completion && context.Files.Count > plan.RingShare(0);
+        if (!rotationalTakesOver || FirstFileIsCached() || !MayReadAsSpinningDisk(context.Files.PathAt(0)))
         {
             return null;
         }
@@ -437,8 +436,9 @@ internal sealed class LoadReaders(LoadContext context, DeliveryChannel.DeliveryW
     private void SettleRingStorageOn(StorageDevice device)
     {
         FileLoaderOptions options = context.Options;
-        StorageKind kind = options.Storage ?? device.Kind;
-        if (kind != StorageKind.Rotational || options.MaxDegreeOfParallelism is not null)
+
+        // The parallelism is not pinned here, and a storage the options name is a spinning disk (MayReadAsSpinningDisk).
+        if ((options.Storage ?? device.Kind) != StorageKind.Rotational)
         {
             return;
         }

@@ -27,7 +27,7 @@ internal sealed class ReadIssueOrder(TimeSpan maxWait)
     // A large file's first request; the rest follows in its own reads.
     private const long MaxAdvice = 1024 * 1024;
 
-    private readonly object[] _turns = [.. Enumerable.Range(0, Slots).Select(_ => new object())];
+    private readonly object[] _turns = CreateTurns();
 
     // Guarded by itself: tickets passed while one before them was still out.
     private readonly HashSet<long> _passedEarly = [];
@@ -74,6 +74,17 @@ internal sealed class ReadIssueOrder(TimeSpan maxWait)
         {
             Monitor.PulseAll(turn);
         }
+    }
+
+    private static object[] CreateTurns()
+    {
+        var turns = new object[Slots];
+        for (int slot = 0; slot < turns.Length; slot++)
+        {
+            turns[slot] = new object();
+        }
+
+        return turns;
     }
 
     /// <summary>

@@ -153,14 +153,7 @@ internal static unsafe class NativeBlockPool
 
                     if (to > from)
                     {
-                        if (forUnbufferedReads)
-                        {
-                            Interop.Madvise(resized, (nuint)to, Interop.MadviseHugePage); // Advice only.
-                        }
-                        else
-                        {
-                            Populate((byte*)resized + from, to - from);
-                        }
+                        PrepareFreshPages((byte*)resized, to, freshFrom: from, forUnbufferedReads, populate: true);
                     }
 
                     return (byte*)resized;
@@ -351,16 +344,21 @@ internal static unsafe class NativeBlockPool
                 $"Could not map {size:N0} bytes for a file buffer: {Marshal.GetPInvokeErrorMessage(Marshal.GetLastPInvokeError())}.");
         }
 
+        PrepareFreshPages((byte*)block, size, freshFrom: 0, hugePages, populate);
+        return (byte*)block;
+    }
+
+    /// <summary>Sets up the fresh pages of a block, from <paramref name="freshFrom"/> to its end, as <see cref="Allocate"/> describes.</summary>
+    private static void PrepareFreshPages(byte* block, long size, long freshFrom, bool hugePages, bool populate)
+    {
         if (hugePages && size >= HugePageSize)
         {
             Interop.Madvise(block, (nuint)size, Interop.MadviseHugePage); // Advice only.
         }
         else if (populate && size <= MaxPooledLength)
         {
-            Populate((byte*)block, size);
+            Populate(block + freshFrom, size - freshFrom);
         }
-
-        return (byte*)block;
     }
 
     /// <summary>

@@ -82,7 +82,7 @@ internal sealed unsafe class NativeContents : FileContents
         if (_block)
         {
             long start = offset & ~(NativeBlockPool.Alignment - 1L);
-            NativeBlockPool.Populate(Pointer + start, ChunkedReader.RoundUp(offset + length, NativeBlockPool.Alignment) - start);
+            NativeBlockPool.Populate(Pointer + start, NativeBlockPool.RoundUpToPage(offset + length) - start);
         }
     }
 

@@ -18,7 +18,7 @@ public class RotationalLaneTests : TempDirectoryTestBase
     public async Task Load_OnASpinningDisk_ReadsInPhysicalOrderThroughAFixedWindowOf64()
     {
         // Written in one order, listed in the reverse one, so that the set's order is not the physical one.
-        List<string> written = [.. Enumerable.Range(0, FileCount).Select(i => WriteFile($"f{i:D3}.bin", 4096, seed: i))];
+        List<string> written = WriteSet(4096);
         List<string> listed = [.. Enumerable.Reverse(written)];
         var handedOut = new ConcurrentQueue<string>();
         var logs = new FakeLogCollector();
@@ -51,7 +51,7 @@ public class RotationalLaneTests : TempDirectoryTestBase
     {
         // A drive without command queuing serves reads in the order they arrive: 64 threads must not send theirs in
         // the order they happen to run. Each thread is held up a random moment before it opens its file.
-        List<string> written = [.. Enumerable.Range(0, FileCount).Select(i => WriteFile($"f{i:D3}.bin", 4096, seed: i))];
+        List<string> written = WriteSet(4096);
         var handedOut = new ConcurrentQueue<string>();
         var issued = new ConcurrentQueue<string>();
         var options = new FileLoaderOptions { Storage = StorageKind.Rotational, Scheduling = IoScheduling.DedicatedThreads };
@@ -76,7 +76,7 @@ public class RotationalLaneTests : TempDirectoryTestBase
         // The turn comes before the budget: a file that took bytes before the one ahead of it (which waits for bytes)
         // must not then wait for that one's turn. With turns that never time out, that would hang the load.
         const int Length = 64 * 1024;
-        List<string> written = [.. Enumerable.Range(0, FileCount).Select(i => WriteFile($"f{i:D3}.bin", Length, seed: i))];
+        List<string> written = WriteSet(Length);
         var options = new FileLoaderOptions
         {
             Storage = StorageKind.Rotational, Scheduling = IoScheduling.DedicatedThreads, MemoryBudget = 2 * Length,
@@ -101,8 +101,7 @@ public class RotationalLaneTests : TempDirectoryTestBase
     {
         // The rings would read their first files in the set's order before any waits, each a seek on a spinning disk:
         // described first, the whole set goes to the pipeline's lane.
-        List<string> written = WriteEvicted(FileCount);
-        Assert.SkipWhen(PageCache.GetResidentBytes(written[0]) > 0, "The temporary folder's file system keeps files cached (tmpfs): no read waits for a device.");
+        List<string> written = WriteEvicted();
         var handedOut = new ConcurrentQueue<string>();
         var hooks = new LoadTestHooks { OnLaneHandOut = handedOut.Enqueue, DeviceDescription = () => SpinningDisk };
 
@@ -119,8 +118,7 @@ public class RotationalLaneTests : TempDirectoryTestBase
         // Only a spinning disk changes how the rings read once one waits: on a device sysfs says cannot spin (an SSD, a
         // virtio disk), the load spares the description's first-time code.
         Assert.SkipWhen(StorageProbe.MaySpin(Root), "The temporary folder may lie on a spinning disk: its description is due.");
-        List<string> written = WriteEvicted(FileCount);
-        Assert.SkipWhen(PageCache.GetResidentBytes(written[0]) > 0, "The temporary folder's file system keeps files cached (tmpfs): no read waits for a device.");
+        List<string> written = WriteEvicted();
         int descriptions = 0;
         var hooks = new LoadTestHooks { OnDescribeDevice = () => Interlocked.Increment(ref descriptions) };
 
@@ -135,7 +133,7 @@ public class RotationalLaneTests : TempDirectoryTestBase
     public async Task Load_SetCachedOnASpinningDisk_StartsOnTheRings()
     {
         // Its first file cached, a load reads on the rings, which need no description until a read waits.
-        List<string> written = [.. Enumerable.Range(0, FileCount).Select(i => WriteFile($"f{i:D3}.bin", 4096, seed: i))];
+        List<string> written = WriteSet(4096);
         WriteBack(written);
         var handedOut = new ConcurrentQueue<string>();
         var hooks = new LoadTestHooks { OnLaneHandOut = handedOut.Enqueue, DeviceDescription = () => SpinningDisk };
@@ -172,15 +170,19 @@ public class RotationalLaneTests : TempDirectoryTestBase
     private static StorageDevice SpinningDisk { get; } =
         new("8:0", "sda", StorageKind.Rotational, StorageBus.Scsi, isRotational: true, queueSize: 32, model: "test disk", fileSystem: "ext4");
 
-    private List<string> WriteEvicted(int count)
+    private List<string> WriteSet(int length) => [.. Enumerable.Range(0, FileCount).Select(i => WriteFile($"f{i:D3}.bin", length, seed: i))];
+
+    /// <summary>The set written back and evicted; the test is skipped where its file system keeps files cached anyway.</summary>
+    private List<string> WriteEvicted()
     {
-        List<string> written = [.. Enumerable.Range(0, count).Select(i => WriteFile($"f{i:D3}.bin", 4096, seed: i))];
+        List<string> written = WriteSet(4096);
         WriteBack(written);
         foreach (string path in written)
         {
             PageCache.Evict(path);
         }
 
+        Assert.SkipWhen(PageCache.GetResidentBytes(written[0]) > 0, "The temporary folder's file system keeps files cached (tmpfs): no read waits for a device.");
         return written;
     }
 }
