@@ -182,12 +182,6 @@ internal static class BlockingReads
     /// <remarks>A file of length 0 (a pseudo file has content all the same) is charged as its buffer grows, and may wait for that.</remarks>
     private static FileContents Read(LoadContext context, int index, string path, SafeFileHandle handle, long length, ref long charge)
     {
-        if (length == 0 && OperatingSystem.IsLinux() && IsEmptyLinux(handle))
-        {
-            handle.Dispose(); // Closed here, as FileReader.Read closes what it reads.
-            return EmptyContents.Instance;
-        }
-
         ReadSettings settings = context.ReadSettings;
         UnknownLengthCharge? growing = length == 0 ? new UnknownLengthCharge(context, index, path, charge) : null;
         FileContents contents;
@@ -212,23 +206,6 @@ internal static class BlockingReads
         }
 
         return contents;
-    }
-
-    /// <summary>
-    /// Whether a file that reports no bytes has none (<see cref="EmptyFiles"/>), rather than being a pseudo file read to its
-    /// end; a file that cannot be asked is read, and its read meets the problem.
-    /// </summary>
-    private static bool IsEmptyLinux(SafeFileHandle handle)
-    {
-        int fd = (int)handle.DangerousGetHandle();
-        try
-        {
-            return EmptyFiles.IsEmptyLinux(fd, FileStatus.GetLinux(fd, string.Empty).DeviceId);
-        }
-        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
-        {
-            return false;
-        }
     }
 
     /// <summary>

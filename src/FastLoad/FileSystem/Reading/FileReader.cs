@@ -44,9 +44,10 @@ internal static class FileReader
 
             if (!settings.IsLarge(length))
             {
-                // A file of length 0 (a pseudo file) is read to its end in growing arrays.
-                return length > 0
-                    ? ReadWhole(Rent(settings, length), handle, path, length, deviceWait, cancellationToken)
+                // A file of length 0 is empty where its file system reports every file's length; otherwise (a pseudo
+                // file) it is read to its end in growing arrays.
+                return length > 0 ? ReadWhole(Rent(settings, length), handle, path, length, deviceWait, cancellationToken)
+                    : IsEmpty(handle) ? EmptyContents.Instance
                     : WholeFileReader.Read(handle, path, length, settings.Pool, grow, cancellationToken);
             }
 
@@ -68,6 +69,28 @@ internal static class FileReader
         finally
         {
             handle?.Dispose();
+        }
+    }
+
+    /// <summary>
+    /// Whether a file that reports no bytes has none (<see cref="EmptyFiles"/>, Linux), rather than being a pseudo file read
+    /// to its end; a file that cannot be asked is read, and its read meets the problem.
+    /// </summary>
+    private static bool IsEmpty(SafeFileHandle handle)
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            return false;
+        }
+
+        int fd = (int)handle.DangerousGetHandle();
+        try
+        {
+            return EmptyFiles.IsEmptyLinux(fd, FileStatus.GetLinux(fd, string.Empty).DeviceId);
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            return false;
         }
     }
 
