@@ -1,5 +1,8 @@
+using System.Buffers.Binary;
 using System.Globalization;
+using FastLoad.Packing;
 using FastLoad.Shared;
+using Microsoft.Win32.SafeHandles;
 
 namespace FastLoad.Benchmarks;
 
@@ -53,7 +56,7 @@ internal static class BenchmarkData
     public static string GetOrCreatePack(string name, IReadOnlyList<string> paths)
     {
         string pack = Path.Combine(Root, $"{name}.fpk");
-        if (!File.Exists(pack))
+        if (!File.Exists(pack) || !InCurrentFormat(pack))
         {
             // The paths, not the folder: a generated set's folder also holds its marker file.
             Directory.CreateDirectory(Root);
@@ -61,6 +64,14 @@ internal static class BenchmarkData
         }
 
         return pack;
+    }
+
+    /// <summary>Whether a pack kept from an earlier run has the format the reader writes now: an older one loads by another path.</summary>
+    private static bool InCurrentFormat(string pack)
+    {
+        Span<byte> header = stackalloc byte[PackFormat.HeaderSize];
+        using SafeFileHandle handle = File.OpenHandle(pack);
+        return RandomAccess.Read(handle, header, 0) == header.Length && BinaryPrimitives.ReadUInt16LittleEndian(header[8..]) == PackFormat.Version;
     }
 
     /// <summary>Every regular file under <paramref name="folder"/>, in ordinal order, so that runs compare the same list.</summary>

@@ -8,11 +8,12 @@ namespace FastLoad.FileProviders;
 /// synchronous read runs on the caller's thread; an asynchronous one on a thread-pool thread.
 /// </summary>
 /// <remarks>
-/// The entry's hash is checked at the first read when the entry lies in one block. An entry over several blocks is
-/// hashed as it is read in order from its start; the read that reaches its end throws
+/// Every block read is checked against the hash of its stored bytes (<see cref="PackBlockReader"/>), wherever the
+/// reads fall. Where the reader checks entries (<see cref="PackReader.ChecksEntryHashes"/>: asked for, or a pack
+/// without block hashes), the entry's hash is also checked at the first read when the entry lies in one block; an entry
+/// over several blocks is hashed as it is read in order from its start, and the read that reaches its end throws
 /// <see cref="InvalidDataException"/> if the hash does not match. A stream that seeks elsewhere before its end stops
-/// checking (a random read cannot hash the whole entry without decoding it all); LZ4 blocks still refuse to decode
-/// when damaged.
+/// that check (a random read cannot hash the whole entry without decoding it all).
 /// </remarks>
 internal sealed class PackEntryStream(PackReader reader, PackEntry entry) : Stream
 {
@@ -142,7 +143,7 @@ internal sealed class PackEntryStream(PackReader reader, PackEntry entry) : Stre
             {
                 reader.VerifyInOneBlock(entry);
             }
-            else
+            else if (reader.ChecksEntryHashes)
             {
                 _hash = new PackHash.Incremental();
             }

@@ -4,10 +4,10 @@ using Microsoft.Win32.SafeHandles;
 namespace FastLoad.Packing;
 
 /// <summary>
-/// One block of a whole-pack load, as its worker thread leaves it: the block's raw bytes, with the hashes of the
-/// entries that start and end in it already checked. Checked on the block's thread, so that hashing runs on every core
-/// beside the decoding; the consumer's thread hands each of those entries over as a slice of the block
-/// (<see cref="PackBlockSlice"/>), without a copy.
+/// One block of a whole-pack load, as its worker thread leaves it: the block's raw bytes, checked against the hash of
+/// its stored bytes before decoding, and the entries that start and end in it counted (and, where entries are checked,
+/// their hashes checked). Done on the block's thread, so that hashing runs on every core beside the decoding; the
+/// consumer's thread hands each of those entries over as a slice of the block (<see cref="PackBlockSlice"/>), without a copy.
 /// </summary>
 /// <remarks>
 /// The block's buffer is shared by the load and by every slice handed over: each holds one reference, and the buffer
@@ -28,7 +28,7 @@ internal sealed class DecodedBlock
     /// <summary>The block's raw bytes, rented until the last reference is released.</summary>
     public byte[] Raw { get; }
 
-    /// <summary>How many of the entries that start in the block, from the first, lie wholly in it and match their hash.</summary>
+    /// <summary>How many of the entries that start in the block, from the first, lie wholly in it (and match their hash, where entries are checked).</summary>
     public int Verified { get; private set; }
 
     /// <summary>The hash mismatch of the entry after the first <see cref="Verified"/>, thrown once those are handed over.</summary>
@@ -40,8 +40,8 @@ internal sealed class DecodedBlock
 
     /// <summary>
     /// Reads and decodes block <paramref name="block"/>, or waits for <paramref name="readAlready"/> (the same block, from
-    /// <see cref="Read"/>), then checks the hashes of entries <paramref name="firstEntry"/> up to
-    /// <paramref name="endEntry"/> (those that start in it) until one goes on past it or does not match.
+    /// <see cref="Read"/>), then counts entries <paramref name="firstEntry"/> up to <paramref name="endEntry"/> (those that
+    /// start in it) until one goes on past it or, with <paramref name="hashMismatch"/> (entries checked), does not match its hash.
     /// </summary>
     public static DecodedBlock Decode(
         SafeFileHandle handle,
@@ -53,7 +53,7 @@ internal sealed class DecodedBlock
         int firstEntry,
         int endEntry,
         ArrayPool<byte> pool,
-        Func<PackEntry, InvalidDataException> hashMismatch,
+        Func<PackEntry, InvalidDataException>? hashMismatch,
         Task<DecodedBlock>? readAlready = null)
     {
         DecodedBlock decoded = readAlready?.GetAwaiter().GetResult() ?? Read(handle, packPath, blocks, block, pool);
@@ -61,13 +61,13 @@ internal sealed class DecodedBlock
         return decoded;
     }
 
-    private void Verify(long blockStart, int rawLength, PackEntry[] entries, int firstEntry, int endEntry, Func<PackEntry, InvalidDataException> hashMismatch)
+    private void Verify(long blockStart, int rawLength, PackEntry[] entries, int firstEntry, int endEntry, Func<PackEntry, InvalidDataException>? hashMismatch)
     {
         long blockEnd = blockStart + rawLength;
         for (int i = firstEntry; i < endEntry && entries[i].DataOffset + entries[i].Length <= blockEnd; i++)
         {
             PackEntry entry = entries[i];
-            if (PackHash.Hash(Raw.AsSpan((int)(entry.DataOffset - blockStart), (int)entry.Length)) != entry.ContentHash)
+            if (hashMismatch is not null && PackHash.Hash(Raw.AsSpan((int)(entry.DataOffset - blockStart), (int)entry.Length)) != entry.ContentHash)
             {
                 Failure = hashMismatch(entry);
                 break;

@@ -4,7 +4,11 @@ using Microsoft.Win32.SafeHandles;
 
 namespace FastLoad.Packing;
 
-/// <summary>Reads one block of a pack and decodes it into memory of its raw length.</summary>
+/// <summary>
+/// Reads one block of a pack, checks its stored bytes against their hash (a pack of version 2 on), and decodes it into
+/// memory of its raw length. Every read of a block goes through here, so a changed byte is caught before the decoder
+/// sees it, whichever entry, and whatever part of it, is being read.
+/// </summary>
 internal static class PackBlockReader
 {
     /// <summary>Returns the block's raw bytes in a buffer rented from <paramref name="pool"/>; the caller returns it.</summary>
@@ -32,6 +36,7 @@ internal static class PackBlockReader
         if (block.Codec == PackFormat.CodecRaw)
         {
             PackIo.ReadExactly(handle, destination, block.Offset, packPath); // The index checked stored == raw.
+            CheckStoredHash(destination, packPath, block, blockIndex);
             return;
         }
 
@@ -39,6 +44,7 @@ internal static class PackBlockReader
         try
         {
             PackIo.ReadExactly(handle, stored.AsSpan(0, block.StoredLength), block.Offset, packPath);
+            CheckStoredHash(stored.AsSpan(0, block.StoredLength), packPath, block, blockIndex);
             int length = LZ4Codec.Decode(stored.AsSpan(0, block.StoredLength), destination);
             if (length != block.RawLength)
             {
@@ -51,6 +57,14 @@ internal static class PackBlockReader
         finally
         {
             pool.Return(stored);
+        }
+    }
+
+    private static void CheckStoredHash(ReadOnlySpan<byte> stored, string packPath, PackBlock block, int blockIndex)
+    {
+        if (block.StoredHash is { } expected && PackHash.Hash(stored) != expected)
+        {
+            throw PackErrors.Corrupt(packPath, block.Offset, $"block {blockIndex} does not match its hash: its {block.StoredLength} stored bytes changed since the pack was written");
         }
     }
 }

@@ -150,7 +150,7 @@ internal sealed class PackBuilder
     private async Task<PackSummary> WriteAsync(List<string> paths, string[] names, CancellationToken cancellationToken)
     {
         int cores = Environment.ProcessorCount;
-        var compress = new TransformBlock<(byte[] Buffer, int Length), (byte[] Buffer, int Length, int RawLength, byte Codec)>(
+        var compress = new TransformBlock<(byte[] Buffer, int Length), StoredBlock>(
             Compress,
             new ExecutionDataflowBlockOptions
             {
@@ -159,7 +159,7 @@ internal sealed class PackBuilder
                 EnsureOrdered = true,
                 CancellationToken = cancellationToken,
             });
-        var write = new ActionBlock<(byte[] Buffer, int Length, int RawLength, byte Codec)>(
+        var write = new ActionBlock<StoredBlock>(
             Write,
             new ExecutionDataflowBlockOptions { MaxDegreeOfParallelism = 1, BoundedCapacity = 2 * cores, CancellationToken = cancellationToken });
         compress.LinkTo(write, new DataflowLinkOptions { PropagateCompletion = true });
@@ -261,7 +261,8 @@ internal sealed class PackBuilder
         }
     }
 
-    private (byte[] Buffer, int Length, int RawLength, byte Codec) Compress((byte[] Buffer, int Length) block)
+    /// <summary>Compresses a block where that pays, and hashes its stored bytes, on the compressing threads.</summary>
+    private StoredBlock Compress((byte[] Buffer, int Length) block)
     {
         // LZ4 blocks must be smaller than raw ones (the reader relies on it), and smaller than the threshold to be worth decoding.
         int limit = (int)Math.Min(block.Length - 1L, (long)block.Length * _options.RawThresholdPercent / 100);
@@ -273,21 +274,21 @@ internal sealed class PackBuilder
             if (length > 0)
             {
                 _pool.Return(block.Buffer);
-                return (compressed, length, block.Length, PackFormat.CodecLz4);
+                return new StoredBlock(compressed, length, block.Length, PackFormat.CodecLz4, PackHash.Hash(compressed.AsSpan(0, length)));
             }
 
             _pool.Return(compressed);
         }
 
-        return (block.Buffer, block.Length, block.Length, PackFormat.CodecRaw);
+        return new StoredBlock(block.Buffer, block.Length, block.Length, PackFormat.CodecRaw, PackHash.Hash(block.Buffer.AsSpan(0, block.Length)));
     }
 
-    private void Write((byte[] Buffer, int Length, int RawLength, byte Codec) block)
+    private void Write(StoredBlock block)
     {
         try
         {
             RandomAccess.Write(_handle, block.Buffer.AsSpan(0, block.Length), _position);
-            _blocks.Add(new PackBlock(_position, block.Length, block.RawLength, block.Codec));
+            _blocks.Add(new PackBlock(_position, block.Length, block.RawLength, block.Codec, block.Hash));
             _position += block.Length;
         }
         finally
@@ -307,4 +308,7 @@ internal sealed class PackBuilder
             // The original error is the one to report.
         }
     }
+
+    /// <summary>A block as it goes into the pack: its stored bytes (the first <paramref name="Length"/> of a rented buffer), how they decode, and their hash.</summary>
+    private readonly record struct StoredBlock(byte[] Buffer, int Length, int RawLength, byte Codec, ulong Hash);
 }

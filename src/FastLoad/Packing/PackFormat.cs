@@ -2,10 +2,14 @@ using System.Buffers.Binary;
 
 namespace FastLoad.Packing;
 
-/// <summary>The byte layout of a pack, version 1 (docs/pack-format.md). All integers are little-endian.</summary>
+/// <summary>The byte layout of a pack, version 2, and what differs in version 1 (docs/pack-format.md). All integers are little-endian.</summary>
 internal static class PackFormat
 {
-    public const ushort Version = 1;
+    /// <summary>The version written: each block record holds the hash of the block's stored bytes.</summary>
+    public const ushort Version = 2;
+
+    /// <summary>The first version, still read: no block hashes, so each entry is checked against the hash of its contents.</summary>
+    public const ushort VersionWithoutBlockHashes = 1;
 
     public const int HeaderSize = 16;
 
@@ -13,7 +17,9 @@ internal static class PackFormat
 
     public const int IndexHeaderSize = 24;
 
-    public const int BlockRecordSize = 24;
+    public const int BlockRecordSize = 32;
+
+    public const int BlockRecordSizeWithoutHash = 24;
 
     public const int EntryRecordSize = 32;
 
@@ -47,5 +53,5 @@ internal static class PackFormat
     }
 }
 
-/// <summary>Where one data block lies in the pack and how it is stored.</summary>
-internal readonly record struct PackBlock(long Offset, int StoredLength, int RawLength, byte Codec);
+/// <summary>Where one data block lies in the pack, how it is stored, and the hash of its stored bytes (<see langword="null"/> in a version 1 pack).</summary>
+internal readonly record struct PackBlock(long Offset, int StoredLength, int RawLength, byte Codec, ulong? StoredHash);

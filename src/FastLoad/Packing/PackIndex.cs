@@ -12,14 +12,21 @@ internal sealed class PackIndex
 {
     private static readonly UTF8Encoding StrictUtf8 = new(encoderShouldEmitUTF8Identifier: false, throwOnInvalidBytes: true);
 
-    private PackIndex(int blockSize, long dataLength, PackBlock[] blocks, PackEntry[] entries, Dictionary<string, PackEntry> byName)
+    private PackIndex(ushort version, int blockSize, long dataLength, PackBlock[] blocks, PackEntry[] entries, Dictionary<string, PackEntry> byName)
     {
+        Version = version;
         BlockSize = blockSize;
         DataLength = dataLength;
         Blocks = blocks;
         Entries = entries;
         ByName = byName;
     }
+
+    /// <summary>The pack's format version: <see cref="PackFormat.Version"/>, or <see cref="PackFormat.VersionWithoutBlockHashes"/> for a pack written before block hashes.</summary>
+    public ushort Version { get; }
+
+    /// <summary>Whether each block record holds the hash of the block's stored bytes (version 2 on).</summary>
+    public bool HasBlockHashes => Version != PackFormat.VersionWithoutBlockHashes;
 
     public int BlockSize { get; }
 
@@ -47,9 +54,10 @@ internal sealed class PackIndex
         }
 
         ushort version = BinaryPrimitives.ReadUInt16LittleEndian(header[8..]);
-        if (version != PackFormat.Version)
+        if (version is not (PackFormat.Version or PackFormat.VersionWithoutBlockHashes))
         {
-            throw PackErrors.Corrupt(packPath, 8, $"format version {version}, this reader knows version {PackFormat.Version} only");
+            throw PackErrors.Corrupt(
+                packPath, 8, $"format version {version}, this reader knows versions {PackFormat.VersionWithoutBlockHashes} and {PackFormat.Version} only");
         }
 
         if (BinaryPrimitives.ReadUInt16LittleEndian(header[10..]) != 0 || BinaryPrimitives.ReadUInt32LittleEndian(header[12..]) != 0)
@@ -87,11 +95,12 @@ internal sealed class PackIndex
             throw PackErrors.Corrupt(packPath, indexOffset, "the index does not match its hash in the footer");
         }
 
-        return Parse(index, indexOffset, packPath, blocksChecked);
+        return Parse(version, index, indexOffset, packPath, blocksChecked);
     }
 
-    private static PackIndex Parse(ReadOnlySpan<byte> index, long indexOffset, string packPath, Action<PackBlock[]>? blocksChecked)
+    private static PackIndex Parse(ushort version, ReadOnlySpan<byte> index, long indexOffset, string packPath, Action<PackBlock[]>? blocksChecked)
     {
+        int blockRecordSize = version == PackFormat.VersionWithoutBlockHashes ? PackFormat.BlockRecordSizeWithoutHash : PackFormat.BlockRecordSize;
         int blockSize = BinaryPrimitives.ReadInt32LittleEndian(index);
         uint blockCount = BinaryPrimitives.ReadUInt32LittleEndian(index[4..]);
         uint entryCount = BinaryPrimitives.ReadUInt32LittleEndian(index[8..]);
@@ -103,7 +112,7 @@ internal sealed class PackIndex
         }
 
         long expectedLength = PackFormat.IndexHeaderSize
-            + ((long)blockCount * PackFormat.BlockRecordSize)
+            + ((long)blockCount * blockRecordSize)
             + ((long)entryCount * PackFormat.EntryRecordSize)
             + namesLength;
         if (expectedLength != index.Length)
@@ -120,9 +129,9 @@ internal sealed class PackIndex
         }
 
         PackBlock[] blocks = ParseBlocks(
-            index.Slice(PackFormat.IndexHeaderSize, (int)blockCount * PackFormat.BlockRecordSize), indexOffset, blockSize, dataLength, packPath);
+            index.Slice(PackFormat.IndexHeaderSize, (int)blockCount * blockRecordSize), blockRecordSize, indexOffset, blockSize, dataLength, packPath);
         blocksChecked?.Invoke(blocks);
-        int entriesStart = PackFormat.IndexHeaderSize + (blocks.Length * PackFormat.BlockRecordSize);
+        int entriesStart = PackFormat.IndexHeaderSize + (blocks.Length * blockRecordSize);
         int namesStart = entriesStart + ((int)entryCount * PackFormat.EntryRecordSize);
         ReadOnlySpan<byte> names = index[namesStart..];
         var entries = new PackEntry[entryCount];
@@ -185,17 +194,17 @@ internal sealed class PackIndex
             throw PackErrors.Corrupt(packPath, indexOffset + 16, $"the entries hold {position} bytes, the data {dataLength}");
         }
 
-        return new PackIndex(blockSize, dataLength, blocks, entries, byName);
+        return new PackIndex(version, blockSize, dataLength, blocks, entries, byName);
     }
 
-    private static PackBlock[] ParseBlocks(ReadOnlySpan<byte> records, long indexOffset, int blockSize, long dataLength, string packPath)
+    private static PackBlock[] ParseBlocks(ReadOnlySpan<byte> records, int recordSize, long indexOffset, int blockSize, long dataLength, string packPath)
     {
-        var blocks = new PackBlock[records.Length / PackFormat.BlockRecordSize];
+        var blocks = new PackBlock[records.Length / recordSize];
         long expectedOffset = PackFormat.HeaderSize;
         for (int i = 0; i < blocks.Length; i++)
         {
-            ReadOnlySpan<byte> record = records.Slice(i * PackFormat.BlockRecordSize, PackFormat.BlockRecordSize);
-            long recordOffset = indexOffset + PackFormat.IndexHeaderSize + (i * PackFormat.BlockRecordSize);
+            ReadOnlySpan<byte> record = records.Slice(i * recordSize, recordSize);
+            long recordOffset = indexOffset + PackFormat.IndexHeaderSize + (i * recordSize);
             long offset = BinaryPrimitives.ReadInt64LittleEndian(record);
             int stored = BinaryPrimitives.ReadInt32LittleEndian(record[8..]);
             int raw = BinaryPrimitives.ReadInt32LittleEndian(record[12..]);
@@ -221,7 +230,7 @@ internal sealed class PackIndex
                 PackFormat.CodecLz4 => stored > 0 && stored < raw && raw <= ((long)stored * PackFormat.MaxLz4Ratio) + 16,
                 _ => false,
             };
-            if (!storedOk || record[17..].IndexOfAnyExcept((byte)0) >= 0)
+            if (!storedOk || record[17..PackFormat.BlockRecordSizeWithoutHash].IndexOfAnyExcept((byte)0) >= 0)
             {
                 throw PackErrors.Corrupt(
                     packPath,
@@ -229,7 +238,8 @@ internal sealed class PackIndex
                     $"block {i} has codec {codec} and {stored} stored bytes for {raw} bytes: impossible (a decompression bomb or a corrupt record)");
             }
 
-            blocks[i] = new PackBlock(offset, stored, raw, codec);
+            ulong? storedHash = recordSize == PackFormat.BlockRecordSize ? BinaryPrimitives.ReadUInt64LittleEndian(record[PackFormat.BlockRecordSizeWithoutHash..]) : null;
+            blocks[i] = new PackBlock(offset, stored, raw, codec, storedHash);
             expectedOffset += stored;
             if (expectedOffset > indexOffset)
             {
@@ -257,7 +267,7 @@ internal sealed class PackIndex
         }
     }
 
-    /// <summary>Lays out an index for <see cref="PackWriter"/>: the exact bytes <see cref="Read"/> accepts.</summary>
+    /// <summary>Lays out a version 2 index for <see cref="PackWriter"/>, every block with its hash: the exact bytes <see cref="Read"/> accepts.</summary>
     public static byte[] Serialize(int blockSize, IReadOnlyList<PackBlock> blocks, IReadOnlyList<(string Name, long Length, ulong Hash)> entries)
     {
         byte[][] names = entries.Select(entry => Encoding.UTF8.GetBytes(entry.Name)).ToArray();
@@ -278,6 +288,7 @@ internal sealed class PackIndex
             BinaryPrimitives.WriteInt32LittleEndian(span[(at + 8)..], block.StoredLength);
             BinaryPrimitives.WriteInt32LittleEndian(span[(at + 12)..], block.RawLength);
             span[at + 16] = block.Codec;
+            BinaryPrimitives.WriteUInt64LittleEndian(span[(at + PackFormat.BlockRecordSizeWithoutHash)..], block.StoredHash!.Value);
             at += PackFormat.BlockRecordSize;
         }
 

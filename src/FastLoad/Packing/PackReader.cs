@@ -9,8 +9,9 @@ namespace FastLoad;
 
 /// <summary>
 /// Reads a pack written by <see cref="PackWriter"/>: every entry at sequential speed, one entry by name, or all of them
-/// to a folder. Header, footer and index are checked when the pack is opened, each entry's hash whenever it is read.
-/// Thread-safe: any number of reads may run at once.
+/// to a folder. Header, footer and index are checked when the pack is opened, and each block's stored bytes against
+/// their hash whenever the block is read, before it is decoded (in a pack written before block hashes, each entry's
+/// contents against theirs instead). Thread-safe: any number of reads may run at once.
 /// </summary>
 /// <example>
 /// <code>
@@ -47,7 +48,14 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
         _pool = options.BufferPool ?? ArrayPool<byte>.Shared;
         _blockCache = new PackBlockCache(handle, path, index.Blocks, _pool, CachedBlocks);
         _firstBlock = firstBlock;
+        ChecksEntryHashes = options.VerifyEntryHashes || !index.HasBlockHashes;
     }
+
+    /// <summary>
+    /// Whether each entry read is checked against the hash of its contents: when asked (<see cref="PackReaderOptions.VerifyEntryHashes"/>),
+    /// or when the pack has no block hashes to check instead.
+    /// </summary>
+    internal bool ChecksEntryHashes { get; }
 
     /// <summary>Whether the first block is being read ahead for <see cref="LoadAllAsync"/> (for tests).</summary>
     internal bool ReadsFirstBlockAhead => Volatile.Read(ref _firstBlock) is not null;
@@ -164,7 +172,8 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
 
     /// <summary>
     /// Loads every entry, in pack order: a few large reads in flight, blocks decoded on all cores, within
-    /// <see cref="PackReaderOptions.MemoryBudget"/>. Each entry's hash is checked before it is handed over.
+    /// <see cref="PackReaderOptions.MemoryBudget"/>. Each block is checked against its hash before it is decoded (and, where
+    /// <see cref="PackReaderOptions.VerifyEntryHashes"/> asks, each entry against its own before it is handed over).
     /// </summary>
     /// <param name="cancellationToken">Stops the load; every buffer not handed over is returned to the pool.</param>
     /// <returns>The entries as <see cref="LoadedFile"/>s whose <see cref="LoadedFile.Path"/> is the entry name; dispose each to return its buffer.</returns>
@@ -174,7 +183,7 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
     /// <see cref="PackOptions.BlockSize"/> bytes) in memory. Copy what you keep for long.
     /// </remarks>
     /// <exception cref="ObjectDisposedException">The reader was disposed.</exception>
-    /// <exception cref="InvalidDataException">A block does not decode, or an entry does not match its hash; the message names it and the offset.</exception>
+    /// <exception cref="InvalidDataException">A block or an entry does not match its hash, or a block does not decode; the message names it and the offset.</exception>
     /// <exception cref="IOException">The pack could not be read.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
     public IAsyncEnumerable<LoadedFile> LoadAllAsync(CancellationToken cancellationToken = default)
@@ -217,7 +226,7 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
         // code is not precompiled and would be compiled at the load's start.
         var inFlight = new Task<DecodedBlock>?[blocks.Length];
         int[] firstEntryIn = FirstEntryStartingIn(blocks.Length);
-        Func<PackEntry, InvalidDataException> hashMismatch = HashMismatch;
+        Func<PackEntry, InvalidDataException>? hashMismatch = ChecksEntryHashes ? HashMismatch : null;
 
         // Bytes the load holds against the budget: blocks in flight, the block being handed over and the entries being
         // assembled. A block is charged with the entries that start in it, so that reading ahead leaves room for them;
@@ -315,10 +324,10 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
 
     private LoadedFile Handover(PackEntry entry, byte[] data) => new(entry.Name, entry.Index, data, (int)entry.Length, _pool, budgetCharge: 0);
 
-    /// <summary>Hands over an entry assembled from several blocks, once its hash matches.</summary>
+    /// <summary>Hands over an entry assembled from several blocks, once its hash matches where entries are checked.</summary>
     private LoadedFile HandoverChecked(PackEntry entry, byte[] data)
     {
-        if (PackHash.Hash(data.AsSpan(0, (int)entry.Length)) != entry.ContentHash)
+        if (ChecksEntryHashes && PackHash.Hash(data.AsSpan(0, (int)entry.Length)) != entry.ContentHash)
         {
             _pool.Return(data);
             throw HashMismatch(entry);
@@ -332,7 +341,7 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
 
     private PackBlock BlockOf(PackEntry entry) =>
         _index.Blocks.Length == 0
-            ? new PackBlock(PackFormat.HeaderSize, 0, 0, 0)
+            ? new PackBlock(PackFormat.HeaderSize, 0, 0, 0, null)
             : _index.Blocks[Math.Min(entry.DataOffset / _index.BlockSize, _index.Blocks.Length - 1)];
 
     private static async Task DrainAsync(Task<DecodedBlock>?[] inFlight)
@@ -433,7 +442,7 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
             filled += ReadAt(entry, filled, data.AsSpan(filled, Math.Min(data.Length - filled, _index.BlockSize)));
         }
 
-        if (PackHash.Hash(data) != entry.ContentHash)
+        if (ChecksEntryHashes && PackHash.Hash(data) != entry.ContentHash)
         {
             throw HashMismatch(entry);
         }
@@ -444,7 +453,7 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
     /// <summary>
     /// Copies the entry's bytes from <paramref name="position"/> into <paramref name="destination"/>, decoding only the
     /// blocks they lie in, through the block cache. Does not check the entry's hash: the caller does, when it has read
-    /// the whole entry (<see cref="VerifyInOneBlock"/>, <see cref="PackHash.Incremental"/>).
+    /// the whole entry, where entries are checked (<see cref="VerifyInOneBlock"/>, <see cref="PackHash.Incremental"/>).
     /// </summary>
     /// <returns>The bytes copied: all of <paramref name="destination"/>, or up to the entry's end; 0 at or past it.</returns>
     internal int ReadAt(PackEntry entry, long position, Span<byte> destination)
@@ -479,12 +488,12 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
     internal bool LiesInOneBlock(PackEntry entry) =>
         entry.Length == 0 || entry.DataOffset / _index.BlockSize == (entry.DataOffset + entry.Length - 1) / _index.BlockSize;
 
-    /// <summary>Checks the hash of an entry that lies in one block, from the cached block: no copy.</summary>
+    /// <summary>Checks the hash of an entry that lies in one block, from the cached block (no copy), where entries are checked.</summary>
     /// <exception cref="InvalidDataException">The entry does not match its hash.</exception>
     internal void VerifyInOneBlock(PackEntry entry)
     {
         ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
-        if (entry.Length == 0)
+        if (entry.Length == 0 || !ChecksEntryHashes)
         {
             return;
         }

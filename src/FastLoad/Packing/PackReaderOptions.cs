@@ -15,6 +15,16 @@ public sealed class PackReaderOptions
     [Range(FileLoaderConstants.MinMemoryBudget, long.MaxValue)]
     public long MemoryBudget { get; set; } = FileLoaderConstants.DefaultMemoryBudget;
 
+    /// <summary>Gets or sets whether each entry read is also checked against the hash of its contents, besides each block against the hash of its stored bytes.</summary>
+    /// <value>The default value is <see langword="false"/>.</value>
+    /// <remarks>
+    /// The block hashes catch any byte of the pack that changed since it was written, before it is decoded, and cost a
+    /// third of the entry hashes (they cover the compressed bytes). The entry hashes also check the whole chain from the
+    /// packed files to the decoded bytes, as <c>fastload verify</c> does. A pack written before block hashes (format
+    /// version 1) has only entry hashes, and they are always checked.
+    /// </remarks>
+    public bool VerifyEntryHashes { get; set; }
+
     /// <summary>Gets or sets the pool that block and entry buffers are rented from.</summary>
     /// <value>The default value is <see langword="null"/>, meaning <see cref="ArrayPool{T}.Shared"/>.</value>
     public ArrayPool<byte>? BufferPool { get; set; }

@@ -1,5 +1,6 @@
 using System.Buffers.Binary;
 using System.Text;
+using FastLoad.Packing;
 using FastLoad.Tests.Infrastructure;
 
 namespace FastLoad.Tests.Packing;
@@ -36,9 +37,9 @@ public sealed class PackBadInputTests : PackTestBase
     public async Task OpenAsync_WrongVersion_Throws()
     {
         byte[] pack = await SmallPackAsync();
-        pack[8] = 2;
+        pack[8] = 3;
 
-        Assert.Contains("version 2", (await OpenAndLoadFailsAsync(pack)).Message, StringComparison.Ordinal);
+        Assert.Contains("version 3", (await OpenAndLoadFailsAsync(pack)).Message, StringComparison.Ordinal);
     }
 
     [Theory]
@@ -66,7 +67,7 @@ public sealed class PackBadInputTests : PackTestBase
     [Fact]
     public async Task OpenAsync_BlockPointsIntoAnotherBlock_Throws()
     {
-        byte[] pack = EditIndex(await SmallPackAsync(), index => BinaryPrimitives.WriteInt64LittleEndian(index[(24 + 24)..], 20));
+        byte[] pack = EditIndex(await SmallPackAsync(), index => BinaryPrimitives.WriteInt64LittleEndian(index[BlockRecord(1)..], 20));
 
         Assert.Contains("block 1 starts at 20", (await OpenAndLoadFailsAsync(pack)).Message, StringComparison.Ordinal);
     }
@@ -160,13 +161,50 @@ public sealed class PackBadInputTests : PackTestBase
     }
 
     [Fact]
-    public async Task LoadAllAsync_ContentHashMismatch_ThrowsNamingTheEntry()
+    public async Task LoadAllAsync_ContentHashMismatchWithEntryHashesVerified_ThrowsNamingTheEntry()
     {
         byte[] pack = EditIndex(await SmallPackAsync(), index => index[EntryRecord(index, 2) + 24] ^= 0x40);
 
-        InvalidDataException error = await OpenAndLoadFailsAsync(pack);
+        InvalidDataException error = await OpenAndLoadFailsAsync(pack, new PackReaderOptions { VerifyEntryHashes = true });
         Assert.Contains("entry 2 'f0.bin'", error.Message, StringComparison.Ordinal);
         Assert.Contains("hash", error.Message, StringComparison.Ordinal);
+    }
+
+    /// <summary>A changed byte is caught by its block's hash before the decoder sees it, raw block or LZ4.</summary>
+    [Theory]
+    [InlineData(TestData.Random)]
+    [InlineData(TestData.Text)]
+    public async Task LoadAllAsync_StoredByteChanged_ThrowsNamingTheBlock(string kind)
+    {
+        WriteSource(kind, 3 * SmallBlock);
+        await PackWriter.CreateAsync(PackPath, Source, new PackOptions { BlockSize = SmallBlock });
+        byte[] pack = await File.ReadAllBytesAsync(PackPath);
+        (int indexOffset, _) = Footer(pack);
+        long block1 = BinaryPrimitives.ReadInt64LittleEndian(pack.AsSpan(indexOffset + BlockRecord(1)));
+        Assert.Equal(kind == TestData.Random ? PackFormat.CodecRaw : PackFormat.CodecLz4, pack[indexOffset + BlockRecord(1) + 16]);
+        pack[block1 + 3] ^= 0x10;
+
+        InvalidDataException error = await OpenAndLoadFailsAsync(pack);
+        Assert.Contains($"block 1 does not match its hash", error.Message, StringComparison.Ordinal);
+        Assert.Contains($"offset {block1:N0}", error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task CreateAsync_EveryBlockRecord_HoldsTheHashOfItsStoredBytes()
+    {
+        byte[] pack = await SmallPackAsync();
+        (int indexOffset, _) = Footer(pack);
+        ReadOnlySpan<byte> index = pack.AsSpan(indexOffset);
+
+        Assert.Equal(PackFormat.Version, BinaryPrimitives.ReadUInt16LittleEndian(pack.AsSpan(8)));
+        Assert.True(BlockCount(index) > 1);
+        for (int b = 0; b < BlockCount(index); b++)
+        {
+            ReadOnlySpan<byte> record = index[BlockRecord(b)..];
+            long offset = BinaryPrimitives.ReadInt64LittleEndian(record);
+            int stored = BinaryPrimitives.ReadInt32LittleEndian(record[8..]);
+            Assert.Equal(PackHash.Hash(pack.AsSpan((int)offset, stored)), BinaryPrimitives.ReadUInt64LittleEndian(record[24..]));
+        }
     }
 
     [Fact]

@@ -32,7 +32,7 @@ public sealed class PackCompatibilityTests : PackTestBase
         var codecs = new HashSet<byte>();
         for (int b = 0; b < BlockCount(index); b++)
         {
-            codecs.Add(index[PackFormat.IndexHeaderSize + (b * PackFormat.BlockRecordSize) + 16]);
+            codecs.Add(index[PackFormat.IndexHeaderSize + (b * PackFormat.BlockRecordSizeWithoutHash) + 16]);
         }
 
         Assert.Equal([PackFormat.CodecRaw, PackFormat.CodecLz4], codecs.Order());
@@ -92,6 +92,26 @@ public sealed class PackCompatibilityTests : PackTestBase
         await using PackReader old = await PackReader.OpenAsync(Fixture);
         await using PackReader repacked = await PackReader.OpenAsync(PackPath);
         Assert.Equal(old.Entries.Select(e => (e.Name, e.Length, e.ContentHash)), repacked.Entries.Select(e => (e.Name, e.Length, e.ContentHash)));
-        Assert.Equal(fixture.AsSpan(0, PackFormat.HeaderSize).ToArray(), (await File.ReadAllBytesAsync(PackPath)).AsSpan(0, PackFormat.HeaderSize).ToArray());
+        byte[] header = (await File.ReadAllBytesAsync(PackPath))[..PackFormat.HeaderSize];
+        Assert.Equal(fixture.AsSpan(0, 8).ToArray(), header[..8]);
+        Assert.Equal(PackFormat.VersionWithoutBlockHashes, BinaryPrimitives.ReadUInt16LittleEndian(fixture.AsSpan(8)));
+        Assert.Equal(PackFormat.Version, BinaryPrimitives.ReadUInt16LittleEndian(header.AsSpan(8)));
+    }
+
+    /// <summary>A pack without block hashes still has every entry checked against its hash, as when it was written.</summary>
+    [Fact]
+    public async Task LoadAllAsync_PackFromBeforeBlockHashesDamagedInARawBlock_ThrowsNamingTheEntry()
+    {
+        byte[] pack = File.ReadAllBytes(Fixture);
+        (int offset, int length) = Footer(pack);
+        byte[] index = pack[offset..(offset + length)];
+        int raw = Enumerable.Range(0, BlockCount(index))
+            .First(b => index[PackFormat.IndexHeaderSize + (b * PackFormat.BlockRecordSizeWithoutHash) + 16] == PackFormat.CodecRaw);
+        long blockOffset = BinaryPrimitives.ReadInt64LittleEndian(index.AsSpan(PackFormat.IndexHeaderSize + (raw * PackFormat.BlockRecordSizeWithoutHash)));
+        pack[blockOffset + 10] ^= 0x01;
+
+        InvalidDataException error = await OpenAndLoadFailsAsync(pack);
+
+        Assert.Matches("entry [0-9]+ '[^']+': its contents do not match its hash", error.Message);
     }
 }

@@ -95,38 +95,41 @@ public sealed class PackRandomAccessTests : PackTestBase
     }
 
     [Fact]
-    public async Task ReadToEnd_EntryOverSeveralBlocksDamaged_ThrowsInvalidDataAtTheEnd()
+    public async Task ReadToEnd_EntryOverSeveralBlocksWithEntryHashesVerified_ThrowsInvalidDataAtTheEnd()
     {
         await PackRawEntryAsync();
-        byte[] pack = await File.ReadAllBytesAsync(PackPath);
-        pack[16 + (3 * SmallBlock) + 5] ^= 0x40; // block 3 is stored raw: only the entry's hash can tell
+        // The blocks are intact (their hashes match); only the entry's own hash in the index is wrong.
+        byte[] pack = EditIndex(await File.ReadAllBytesAsync(PackPath), index => index[EntryRecord(index, 0) + 24] ^= 0x40);
         await File.WriteAllBytesAsync(PackPath, pack);
-        await using PackFileProvider provider = await PackFileProvider.OpenAsync(PackPath);
+        await using PackFileProvider provider = await PackFileProvider.OpenAsync(PackPath, new PackReaderOptions { VerifyEntryHashes = true });
         using Stream stream = provider.GetFileInfo("noise.bin").CreateReadStream();
 
         byte[] buffer = new byte[SmallBlock];
-        stream.ReadExactly(buffer); // block 0 is intact, and the hash covers the whole entry
+        stream.ReadExactly(buffer); // the hash covers the whole entry, so the first block alone does not fail
         InvalidDataException error = await Assert.ThrowsAsync<InvalidDataException>(() => stream.CopyToAsync(Stream.Null));
 
         Assert.Contains("noise.bin", error.Message, StringComparison.Ordinal);
     }
 
-    [Fact]
-    public async Task Read_EntryOverSeveralBlocksAfterASeek_ReturnsTheBytesWithoutHashing()
+    [Theory]
+    [InlineData(0)]
+    [InlineData(SmallBlock)] // a seek: no entry hash can be checked, the block's still is
+    public async Task Read_EntryOverSeveralBlocksWithABlockDamaged_ThrowsWhenTheBlockIsRead(int from)
     {
         byte[] noise = await PackRawEntryAsync();
         byte[] pack = await File.ReadAllBytesAsync(PackPath);
-        pack[16 + (3 * SmallBlock) + 5] ^= 0x40;
+        pack[16 + (3 * SmallBlock) + 5] ^= 0x40; // block 3, stored raw
         await File.WriteAllBytesAsync(PackPath, pack);
         await using PackFileProvider provider = await PackFileProvider.OpenAsync(PackPath);
         using Stream stream = provider.GetFileInfo("noise.bin").CreateReadStream();
 
-        stream.Position = SmallBlock;
-        byte[] rest = new byte[noise.Length - SmallBlock];
-        stream.ReadExactly(rest);
+        stream.Position = from;
+        byte[] intact = new byte[(3 * SmallBlock) - from];
+        stream.ReadExactly(intact);
+        InvalidDataException error = Assert.Throws<InvalidDataException>(() => stream.ReadExactly(new byte[SmallBlock]));
 
-        // A random read cannot check a hash over bytes it does not read (the type's remarks say so).
-        Assert.Equal(noise.AsSpan(SmallBlock, 2 * SmallBlock).ToArray(), rest.AsSpan(0, 2 * SmallBlock).ToArray());
+        Assert.Equal(noise.AsSpan(from, intact.Length).ToArray(), intact);
+        Assert.Contains("block 3 does not match its hash", error.Message, StringComparison.Ordinal);
     }
 
     [Fact]

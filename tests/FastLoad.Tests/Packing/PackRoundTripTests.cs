@@ -257,16 +257,46 @@ public sealed class PackRoundTripTests : PackTestBase
     }
 
     [Fact]
-    public async Task LoadAllAsync_EntryDamagedInsideABlock_HandsOverTheEntriesBeforeItThenThrows()
+    public async Task LoadAllAsync_EntryNotMatchingItsHashInsideABlock_HandsOverTheEntriesBeforeItThenThrows()
     {
-        byte[] first = TestData.Create(TestData.Random, 100, seed: 30);
-        byte[] second = TestData.Create(TestData.Random, 100, seed: 31);
-        WriteFile("src/a.bin", first);
-        WriteFile("src/b.bin", second);
+        WriteFile("src/a.bin", TestData.Create(TestData.Random, 100, seed: 30));
+        WriteFile("src/b.bin", TestData.Create(TestData.Random, 100, seed: 31));
         WriteFile("src/c.bin", TestData.Create(TestData.Random, 100, seed: 32));
         await PackWriter.CreateAsync(PackPath, Source, new PackOptions { BlockSize = SmallBlock });
+        // The block is intact; c.bin's hash in the index is not, which only the entry hashes tell.
+        byte[] pack = EditIndex(await File.ReadAllBytesAsync(PackPath), index => index[EntryRecord(index, 2) + 24] ^= 0x01);
+        await File.WriteAllBytesAsync(PackPath, pack);
+        var pool = new CountingPool();
+        var handedOver = new List<string>();
+
+        await using (PackReader reader = await PackReader.OpenAsync(PackPath, new PackReaderOptions { BufferPool = pool, VerifyEntryHashes = true }))
+        {
+            InvalidDataException error = await Assert.ThrowsAsync<InvalidDataException>(async () =>
+            {
+                await foreach (LoadedFile entry in reader.LoadAllAsync())
+                {
+                    using (entry)
+                    {
+                        handedOver.Add(entry.Path);
+                    }
+                }
+            });
+            Assert.Contains("'c.bin'", error.Message, StringComparison.Ordinal);
+        }
+
+        Assert.Equal(["a.bin", "b.bin"], handedOver);
+        pool.AssertAllReturned();
+    }
+
+    [Fact]
+    public async Task LoadAllAsync_BlockDamaged_HandsOverTheEntriesOfTheBlocksBeforeItThenThrows()
+    {
+        WriteFile("src/a.bin", TestData.Create(TestData.Random, 3000, seed: 30));
+        WriteFile("src/b.bin", TestData.Create(TestData.Random, 3000, seed: 31)); // over the edge of blocks 0 and 1
+        WriteFile("src/c.bin", TestData.Create(TestData.Random, 3000, seed: 32));
+        await PackWriter.CreateAsync(PackPath, Source, new PackOptions { BlockSize = SmallBlock });
         byte[] pack = await File.ReadAllBytesAsync(PackPath);
-        pack[16 + 200 + 50] ^= 0x01; // random bytes: the block is stored raw, so only c.bin's hash can tell
+        pack[16 + SmallBlock + 500] ^= 0x01; // random bytes are stored raw: block 1 starts one block in
         await File.WriteAllBytesAsync(PackPath, pack);
         var pool = new CountingPool();
         var handedOver = new List<string>();
@@ -283,10 +313,10 @@ public sealed class PackRoundTripTests : PackTestBase
                     }
                 }
             });
-            Assert.Contains("'c.bin'", error.Message, StringComparison.Ordinal);
+            Assert.Contains("block 1 does not match its hash", error.Message, StringComparison.Ordinal);
         }
 
-        Assert.Equal(["a.bin", "b.bin"], handedOver);
+        Assert.Equal(["a.bin"], handedOver);
         pool.AssertAllReturned();
     }
 

@@ -67,12 +67,14 @@ public abstract class PackTestBase : TempDirectoryTestBase
 
     private protected static int BlockCount(ReadOnlySpan<byte> index) => BinaryPrimitives.ReadInt32LittleEndian(index[4..]);
 
-    private protected static int EntryRecord(ReadOnlySpan<byte> index, int entry) => 24 + (BlockCount(index) * 24) + (entry * 32);
+    private protected static int BlockRecord(int block) => PackFormat.IndexHeaderSize + (block * PackFormat.BlockRecordSize);
 
-    private protected async Task<InvalidDataException> OpenAndLoadFailsAsync(byte[] pack)
+    private protected static int EntryRecord(ReadOnlySpan<byte> index, int entry) => BlockRecord(BlockCount(index)) + (entry * PackFormat.EntryRecordSize);
+
+    private protected async Task<InvalidDataException> OpenAndLoadFailsAsync(byte[] pack, PackReaderOptions? options = null)
     {
         string path = Path.Combine(Root, $"bad-{Guid.NewGuid():N}.fpk");
         await File.WriteAllBytesAsync(path, pack);
-        return await Assert.ThrowsAsync<InvalidDataException>(() => LoadAllAsync(path));
+        return await Assert.ThrowsAsync<InvalidDataException>(() => LoadAllAsync(path, options));
     }
 }
