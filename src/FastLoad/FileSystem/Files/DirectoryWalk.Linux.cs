@@ -221,7 +221,12 @@ internal static unsafe partial class DirectoryWalk
                 files.CopyTo(paths, at);
                 if (folderOfPath is not null)
                 {
-                    folderOfPath.AsSpan(at, files.Count).Fill(folder.OpenSlot);
+                    // A loop rather than Span.Fill, whose vectorized code is not precompiled: the JIT compiled it at a
+                    // process's first walk.
+                    for (int i = at; i < at + files.Count; i++)
+                    {
+                        folderOfPath[i] = folder.OpenSlot;
+                    }
                 }
 
                 at += files.Count;
