@@ -417,7 +417,7 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
     /// <exception cref="ArgumentNullException"><paramref name="name"/> is <see langword="null"/>.</exception>
     /// <exception cref="ObjectDisposedException">The reader was disposed.</exception>
     /// <exception cref="KeyNotFoundException">The pack has no entry of that name.</exception>
-    /// <exception cref="InvalidDataException">A block does not decode, or the entry does not match its hash; the message names it and the offset.</exception>
+    /// <exception cref="InvalidDataException">A block does not match its hash or does not decode, or the entry does not match its hash; the message names it and the offset.</exception>
     /// <exception cref="IOException">The pack could not be read.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
     public Task<ReadOnlyMemory<byte>> ReadEntryAsync(string name, CancellationToken cancellationToken = default)
@@ -489,7 +489,7 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
         entry.Length == 0 || entry.DataOffset / _index.BlockSize == (entry.DataOffset + entry.Length - 1) / _index.BlockSize;
 
     /// <summary>Checks the hash of an entry that lies in one block, from the cached block (no copy), where entries are checked.</summary>
-    /// <exception cref="InvalidDataException">The entry does not match its hash.</exception>
+    /// <exception cref="InvalidDataException">The entry's block or, where entries are checked, the entry does not match its hash.</exception>
     internal void VerifyInOneBlock(PackEntry entry)
     {
         ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
@@ -516,7 +516,7 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
     /// <returns>A task that completes when every entry is written.</returns>
     /// <exception cref="ArgumentException"><paramref name="directory"/> is <see langword="null"/> or empty.</exception>
     /// <exception cref="ObjectDisposedException">The reader was disposed.</exception>
-    /// <exception cref="InvalidDataException">A block does not decode, or an entry does not match its hash.</exception>
+    /// <exception cref="InvalidDataException">A block does not match its hash or does not decode, or an entry does not match its hash.</exception>
     /// <exception cref="IOException">
     /// A file could not be written, a symbolic link or non-directory stands where an entry's folder or file goes, or
     /// two entries differ only by case and the file system ignores case (the second is not written).
