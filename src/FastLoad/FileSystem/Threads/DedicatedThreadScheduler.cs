@@ -7,6 +7,13 @@ namespace FastLoad.FileSystem;
 /// on Linux is a blocking pread) then reach the queue depth the device wants at once, instead of waiting for the
 /// shared thread pool to inject threads at about two a second. Threads exit when the scheduler is disposed.
 /// </summary>
+/// <remarks>
+/// A queue and a semaphore with a count per queued task, and one more per thread at the end: a thread that wakes to an
+/// empty queue exits. A <c>BlockingCollection</c> ended its threads' waits by canceling them, an
+/// <see cref="OperationCanceledException"/> each, and the first exceptions of a new process cost it more than a
+/// millisecond of CPU beside the application's next steps. The semaphore spins before it blocks, so a thread that has
+/// just finished a task takes the next one without being woken.
+/// </remarks>
 internal sealed class DedicatedThreadScheduler : TaskScheduler, IDisposable
 {
     // Reads need little stack; a small one keeps hundreds of threads cheap.
@@ -15,15 +22,18 @@ internal sealed class DedicatedThreadScheduler : TaskScheduler, IDisposable
     [ThreadStatic]
     private static DedicatedThreadScheduler? t_current;
 
-    private readonly BlockingCollection<Task> _queue = new();
-    private int _maxThreads;
+    private readonly ConcurrentQueue<Task> _queue = new();
+    private readonly SemaphoreSlim _available = new(0);
+    private readonly Lock _lock = new();
     private readonly string _name;
+    private int _maxThreads;
     private int _started;
     private int _idle;
+    private int _running;
 
-    // The owner's reference plus one per worker: the last to let go disposes the queue, once nothing can wait on it.
-    private int _references = 1;
-    private int _disposed;
+    // Set under the lock, so that a task queued at the same time either goes in before the threads' last
+    // counts, and runs, or sees it and goes to the pool.
+    private bool _disposed;
 
     public DedicatedThreadScheduler(int maxThreads, string name)
     {
@@ -34,63 +44,61 @@ internal sealed class DedicatedThreadScheduler : TaskScheduler, IDisposable
 
     public override int MaximumConcurrencyLevel => Volatile.Read(ref _maxThreads);
 
+    /// <summary>The threads that have not exited yet (for tests).</summary>
+    internal int RunningThreads => Volatile.Read(ref _running);
+
     /// <summary>
     /// Raises the number of threads the scheduler may start (never lowers it: the caller's gate bounds the concurrency).
     /// Following the live limit rather than the ceiling keeps the thread count at what the load actually uses.
     /// </summary>
     public void AllowThreads(int maxThreads)
     {
-        if (InterlockedMax.TryRaise(ref _maxThreads, maxThreads) && TryAddReference())
+        if (InterlockedMax.TryRaise(ref _maxThreads, maxThreads))
         {
-            try
-            {
-                StartThreadIfNeeded();
-            }
-            finally
-            {
-                Release();
-            }
+            StartThreadIfNeeded();
         }
     }
 
-    /// <summary>Lets the threads finish what is queued and exit; the last one out disposes the queue.</summary>
+    /// <summary>Lets the threads finish what is queued and exit.</summary>
     public void Dispose()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+        int threads;
+        lock (_lock)
         {
-            return;
+            if (_disposed)
+            {
+                return;
+            }
+
+            _disposed = true;
+            threads = Volatile.Read(ref _started);
         }
 
-        _queue.CompleteAdding();
-        Release();
+        if (threads > 0)
+        {
+            _available.Release(threads);
+        }
     }
 
     protected override void QueueTask(Task task)
     {
-        // The reference keeps the queue from being disposed under this call by the last worker leaving.
-        if (TryAddReference())
+        lock (_lock)
         {
-            try
+            if (!_disposed)
             {
-                if (_queue.TryAdd(task))
-                {
-                    StartThreadIfNeeded();
-                    return;
-                }
+                _queue.Enqueue(task);
+                _available.Release();
             }
-            catch (InvalidOperationException)
+            else
             {
-                // Adding was completed by Dispose.
-            }
-            finally
-            {
-                Release();
+                // Disposed: a late continuation still runs, on the pool.
+                ThreadPool.UnsafeQueueUserWorkItem(
+                    static state => ((DedicatedThreadScheduler)state!.Item1).TryExecuteTask(state.Item2), (this, task), preferLocal: false);
+                return;
             }
         }
 
-        // Disposed: a late continuation still runs, on the pool.
-        ThreadPool.UnsafeQueueUserWorkItem(
-            static state => ((DedicatedThreadScheduler)state!.Item1).TryExecuteTask(state.Item2), (this, task), preferLocal: false);
+        StartThreadIfNeeded();
     }
 
     // Called by whoever queues a task and by each worker that has just taken one (after it stopped counting as idle):
@@ -107,27 +115,22 @@ internal sealed class DedicatedThreadScheduler : TaskScheduler, IDisposable
     protected override bool TryExecuteTaskInline(Task task, bool taskWasPreviouslyQueued) =>
         !taskWasPreviouslyQueued && t_current == this && TryExecuteTask(task);
 
-    protected override IEnumerable<Task> GetScheduledTasks() => Volatile.Read(ref _references) > 0 ? _queue.ToArray() : [];
+    protected override IEnumerable<Task> GetScheduledTasks() => _queue.ToArray();
 
     private void TryStartThread()
     {
-        int started = Volatile.Read(ref _started);
-        while (started < Volatile.Read(ref _maxThreads))
+        lock (_lock)
         {
-            int seen = Interlocked.CompareExchange(ref _started, started + 1, started);
-            if (seen == started)
+            // Under the lock: Dispose counts the threads started, one final count each.
+            if (_disposed || _started >= Volatile.Read(ref _maxThreads))
             {
-                if (!TryAddReference())
-                {
-                    return; // Disposed and the queue with it.
-                }
-
-                var thread = new Thread(RunWorker, StackSize) { IsBackground = true, Name = $"{_name} #{started}" };
-                thread.UnsafeStart();
                 return;
             }
 
-            started = seen;
+            var thread = new Thread(RunWorker, StackSize) { IsBackground = true, Name = $"{_name} #{_started}" };
+            Volatile.Write(ref _started, _started + 1);
+            Interlocked.Increment(ref _running);
+            thread.UnsafeStart();
         }
     }
 
@@ -139,46 +142,21 @@ internal sealed class DedicatedThreadScheduler : TaskScheduler, IDisposable
             while (true)
             {
                 Interlocked.Increment(ref _idle);
-                bool taken = _queue.TryTake(out Task? task, Timeout.Infinite);
+                _available.Wait();
                 Interlocked.Decrement(ref _idle);
-                if (!taken)
+                if (!_queue.TryDequeue(out Task? task))
                 {
-                    return; // Disposed and drained.
+                    return; // A final count: disposed and drained.
                 }
 
                 StartThreadIfNeeded();
-                TryExecuteTask(task!);
+                TryExecuteTask(task);
             }
         }
         finally
         {
             t_current = null;
-            Release();
-        }
-    }
-
-    private bool TryAddReference()
-    {
-        int references = Volatile.Read(ref _references);
-        while (references > 0)
-        {
-            int seen = Interlocked.CompareExchange(ref _references, references + 1, references);
-            if (seen == references)
-            {
-                return true;
-            }
-
-            references = seen;
-        }
-
-        return false;
-    }
-
-    private void Release()
-    {
-        if (Interlocked.Decrement(ref _references) == 0)
-        {
-            _queue.Dispose();
+            Interlocked.Decrement(ref _running);
         }
     }
 }

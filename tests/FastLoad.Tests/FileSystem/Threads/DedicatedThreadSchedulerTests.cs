@@ -1,3 +1,6 @@
+using System.Collections.Concurrent;
+using System.Diagnostics;
+using System.Runtime.ExceptionServices;
 using FastLoad.Engine;
 using FastLoad.FileSystem;
 using FastLoad.Tests.Infrastructure;
@@ -50,6 +53,47 @@ public class DedicatedThreadSchedulerTests
 
             Assert.Equal(limit, peak);
         }
+    }
+
+    /// <summary>
+    /// Disposing wakes the waiting threads without an exception: a first exception costs a new process more than a
+    /// millisecond of CPU, and a BlockingCollection woke its waiters by canceling their waits.
+    /// </summary>
+    [Fact]
+    public async Task Dispose_IdleThreads_ExitWithoutAnException()
+    {
+        string name = $"test-{Guid.NewGuid():N}";
+        var thrown = new ConcurrentQueue<Exception>();
+        void Record(object? sender, FirstChanceExceptionEventArgs e)
+        {
+            if (Thread.CurrentThread.Name?.StartsWith(name, StringComparison.Ordinal) == true)
+            {
+                thrown.Enqueue(e.Exception);
+            }
+        }
+
+        AppDomain.CurrentDomain.FirstChanceException += Record;
+        try
+        {
+            var scheduler = new DedicatedThreadScheduler(2, name);
+            await Task.Factory.StartNew(() => { }, CancellationToken.None, TaskCreationOptions.None, scheduler);
+            Assert.Equal(1, scheduler.RunningThreads); // its thread ran the task and waits for another
+
+            scheduler.Dispose();
+            var waited = Stopwatch.StartNew();
+            while (scheduler.RunningThreads > 0 && waited.Elapsed < TimeSpan.FromSeconds(10))
+            {
+                await Task.Delay(5);
+            }
+
+            Assert.Equal(0, scheduler.RunningThreads);
+        }
+        finally
+        {
+            AppDomain.CurrentDomain.FirstChanceException -= Record;
+        }
+
+        Assert.Empty(thrown);
     }
 
     [Fact]
