@@ -26,15 +26,21 @@ internal static class BlockingReads
     /// <returns>The bytes read; 0 when the file failed.</returns>
     public static async Task<long> ReadAndPublishAsync(LoadContext context, DeliveryChannel.DeliveryWriter delivery, int index)
     {
-        SafeFileHandle handle;
-        long length, charge;
+        SafeFileHandle? handle;
+        long length = 0, charge = 0;
+        Exception? failure;
         try
         {
-            handle = Open(context, index, context.Files.PathAt(index), out length, out charge);
+            handle = TryOpen(context, index, context.Files.PathAt(index), out length, out charge, out failure);
         }
         catch (Exception ex)
         {
-            delivery.PublishFailure(index, ex);
+            (handle, failure) = (null, ex);
+        }
+
+        if (handle is null)
+        {
+            delivery.PublishFailure(index, failure!);
             return 0;
         }
 
@@ -52,12 +58,15 @@ internal static class BlockingReads
         return ReadAndPublish(context, delivery, index, handle, length, charge);
     }
 
-    /// <summary>Checks the file's name, opens it, and says what its bytes will be charged to the budget.</summary>
-    public static SafeFileHandle Open(LoadContext context, int index, string path, out long length, out long charge)
+    /// <summary>
+    /// Checks the file's name, opens it, and says what its bytes will be charged to the budget; a file that cannot be
+    /// opened or read gives <see langword="null"/> and its exception (<see cref="ReadableFile.TryOpen"/>).
+    /// </summary>
+    public static SafeFileHandle? TryOpen(LoadContext context, int index, string path, out long length, out long charge, out Exception? failure)
     {
         context.Files.CheckName(index, path);
-        SafeFileHandle handle = ReadableFile.Open(path, context.Files.FolderOf(index), out length);
-        charge = context.ReadSettings.BudgetCharge(length);
+        SafeFileHandle? handle = ReadableFile.TryOpen(path, context.Files.FolderOf(index), out length, out failure);
+        charge = handle is null ? 0 : context.ReadSettings.BudgetCharge(length);
         return handle;
     }
 
@@ -115,11 +124,17 @@ internal static class BlockingReads
         {
             if (handle is null)
             {
-                handle = OpenInTurn(context, index, path, order, ticket, out length, out charge);
-                Acquire(context, index, handle, charge);
+                handle = OpenInTurn(context, index, path, order, ticket, out length, out charge, out error);
+                if (handle is not null)
+                {
+                    Acquire(context, index, handle, charge);
+                }
             }
 
-            contents = Read(context, index, path, handle, length, ref charge);
+            if (handle is not null)
+            {
+                contents = Read(context, index, path, handle, length, ref charge);
+            }
         }
         catch (Exception ex)
         {
@@ -145,12 +160,14 @@ internal static class BlockingReads
     /// Opens the file and, with an <paramref name="order"/>, asks for its first bytes in its turn, before its bytes are
     /// charged: a file waiting for the budget must not hold up the ones after it. The turn is passed on whatever happens.
     /// </summary>
-    private static SafeFileHandle OpenInTurn(LoadContext context, int index, string path, ReadIssueOrder? order, long ticket, out long length, out long charge)
+    /// <returns>The open file; <see langword="null"/>, and its <paramref name="failure"/>, where it cannot be opened or read.</returns>
+    private static SafeFileHandle? OpenInTurn(
+        LoadContext context, int index, string path, ReadIssueOrder? order, long ticket, out long length, out long charge, out Exception? failure)
     {
         try
         {
-            SafeFileHandle handle = Open(context, index, path, out length, out charge);
-            if (order is not null)
+            SafeFileHandle? handle = TryOpen(context, index, path, out length, out charge, out failure);
+            if (handle is not null && order is not null)
             {
                 order.Issue(ticket, handle, length);
                 context.Hooks.OnReadIssued?.Invoke(path);

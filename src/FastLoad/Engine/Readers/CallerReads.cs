@@ -30,14 +30,20 @@ internal sealed class CallerReads(LoadContext context, DeliveryChannel.DeliveryW
         }
 
         string path = context.Files.PathAt(index);
+        Exception? failure;
         try
         {
-            _handle = BlockingReads.Open(context, index, path, out _length, out _charge);
+            _handle = BlockingReads.TryOpen(context, index, path, out _length, out _charge, out failure);
             _index = index;
         }
         catch (Exception ex)
         {
-            delivery.PublishFailure(index, ex);
+            failure = ex;
+        }
+
+        if (_handle is null)
+        {
+            delivery.PublishFailure(index, failure!);
             return true;
         }
 

@@ -166,18 +166,11 @@ internal sealed class Pipeline(
         int regular = 0;
         for (int i = 0; i < samples; i++)
         {
-            try
+            // A file that cannot be described is left out: reading it reports its problem.
+            if (FileStatus.TryGet(context.Files.PathAt(first + (int)((long)i * count / samples)), out FileStatus status) && status.Kind == FileKind.Regular)
             {
-                FileStatus status = FileStatus.Get(context.Files.PathAt(first + (int)((long)i * count / samples)));
-                if (status.Kind == FileKind.Regular)
-                {
-                    total += status.Length;
-                    regular++;
-                }
-            }
-            catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or ArgumentException or NotSupportedException)
-            {
-                // Reading reports the file's problem.
+                total += status.Length;
+                regular++;
             }
         }
 

@@ -35,40 +35,48 @@ internal sealed unsafe partial class RingReader
         return published;
     }
 
-    /// <summary>An open completed: checks what was opened and starts its read when the budget allows.</summary>
+    /// <summary>
+    /// An open completed: checks what was opened and starts its read when the budget allows. A file that cannot be read
+    /// (missing, refused, not a regular file) fails with an exception made, not thrown: a load of many such files pays
+    /// no exception dispatch for each, and a new process not the first one's setup.
+    /// </summary>
     private int OpenCompleted(RingSlot slot, int result)
     {
         string path = _context.Files.PathAt(slot.Index);
+        Exception failure;
         try
         {
             if (result >= 0)
             {
                 slot.Fd = result;
                 FileStatus status = FileStatus.GetLinux(result, path);
-                if (status.Kind != FileKind.Regular)
+                if (status.Kind == FileKind.Regular)
                 {
-                    throw ReadableFile.NotRegularFile(path, status.Kind);
+                    bool empty = status.Length == 0 && EmptyFiles.IsEmptyLinux(result, status.DeviceId);
+                    return Opened(slot, result, status.Length, handle: null, empty);
                 }
 
-                bool empty = status.Length == 0 && EmptyFiles.IsEmptyLinux(result, status.DeviceId);
-                return Opened(slot, result, status.Length, handle: null, empty);
+                failure = ReadableFile.NotRegularFile(path, status.Kind);
             }
-
-            if (!IoUring.NotDone(result))
+            else if (!IoUring.NotDone(result))
             {
-                throw NativeErrors.ForPath(-result, path, "open");
+                failure = NativeErrors.ForPath(-result, path, "open");
             }
-
-            // Not done by the kernel (interrupted, or the thread that asked has exited): the ordinary open.
-            SafeFileHandle handle = ReadableFile.Open(path, _context.Files.FolderOf(slot.Index), out long length);
-            return Opened(slot, (int)handle.DangerousGetHandle(), length, handle, empty: false);
+            else
+            {
+                // Not done by the kernel (interrupted, or the thread that asked has exited): the ordinary open.
+                SafeFileHandle handle = ReadableFile.Open(path, _context.Files.FolderOf(slot.Index), out long length);
+                return Opened(slot, (int)handle.DangerousGetHandle(), length, handle, empty: false);
+            }
         }
         catch (Exception ex)
         {
-            slot.CloseDescriptor();
-            Fail(slot, ex);
-            return 1;
+            failure = ex;
         }
+
+        slot.CloseDescriptor();
+        Fail(slot, failure);
+        return 1;
     }
 
     /// <summary>

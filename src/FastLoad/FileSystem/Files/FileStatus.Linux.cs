@@ -6,6 +6,13 @@ internal readonly partial record struct FileStatus
 {
     private static FileStatus GetLinux(string path) => FromStatx(StatxOf(path));
 
+    private static bool TryGetLinux(string path, out FileStatus status)
+    {
+        bool described = Interop.StatxPath(Interop.AtFdCwd, path, 0, Interop.StatxBasicStats, out Interop.Statx buffer) == 0;
+        status = described ? FromStatx(buffer) : default;
+        return described;
+    }
+
     /// <summary>Describes an open file descriptor (what was actually opened, not what the path named earlier).</summary>
     internal static FileStatus GetLinux(int fd, string path) => FromStatx(StatxOf(fd, path));
 

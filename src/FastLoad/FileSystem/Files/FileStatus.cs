@@ -19,6 +19,29 @@ internal readonly partial record struct FileStatus(FileKind Kind, long Length, u
         return OperatingSystem.IsWindows() ? GetWindows(path) : GetPortable(path);
     }
 
+    /// <summary>
+    /// Describes <paramref name="path"/> as <see cref="Get"/> does, or says it cannot: without an exception on Linux,
+    /// for a caller that only samples files (a missing one is reported when it is read).
+    /// </summary>
+    public static bool TryGet(string path, out FileStatus status)
+    {
+        if (OperatingSystem.IsLinux())
+        {
+            return TryGetLinux(path, out status);
+        }
+
+        try
+        {
+            status = Get(path);
+            return true;
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or ArgumentException or NotSupportedException)
+        {
+            status = default;
+            return false;
+        }
+    }
+
     /// <summary>The id of the device <paramref name="directory"/> lies on; 0 where unknown (or where it cannot be examined).</summary>
     public static ulong DeviceOfDirectory(string directory)
     {

@@ -16,25 +16,45 @@ internal static partial class ReadableFile
     /// Opens without blocking (by its name in <paramref name="folder"/> when that is a folder's descriptor) and refuses,
     /// after the open, anything that is not a regular file.
     /// </summary>
-    private static SafeFileHandle OpenRegular(string path, int flags, Func<int, string, FileStatus> statOpenFile, out long length, int folder = -1)
+    private static SafeFileHandle OpenRegular(string path, int flags, Func<int, string, FileStatus> statOpenFile, out long length, int folder = -1) =>
+        TryOpenRegular(path, flags, statOpenFile, folder, out length, out Exception? failure) ?? throw failure!;
+
+    /// <summary>
+    /// As <see cref="OpenRegular"/>, but where the file cannot be opened or is not a regular file, <see langword="null"/>
+    /// and the exception that names the path and the cause, made rather than thrown.
+    /// </summary>
+    private static SafeFileHandle? TryOpenRegular(
+        string path, int flags, Func<int, string, FileStatus> statOpenFile, int folder, out long length, out Exception? failure)
     {
-        SafeFileHandle handle = TryOpenNative(path, flags, out int errno, folder) ?? throw NativeErrors.ForPath(errno, path, "open");
+        length = 0;
+        SafeFileHandle? handle = TryOpenNative(path, flags, out int errno, folder);
+        if (handle is null)
+        {
+            failure = NativeErrors.ForPath(errno, path, "open");
+            return null;
+        }
+
+        FileStatus status;
         try
         {
-            FileStatus status = statOpenFile((int)handle.DangerousGetHandle(), path);
-            if (status.Kind != FileKind.Regular)
-            {
-                throw NotRegularFile(path, status.Kind);
-            }
-
-            length = status.Length;
-            return handle;
+            status = statOpenFile((int)handle.DangerousGetHandle(), path);
         }
         catch
         {
             handle.Dispose();
             throw;
         }
+
+        if (status.Kind != FileKind.Regular)
+        {
+            handle.Dispose();
+            failure = NotRegularFile(path, status.Kind);
+            return null;
+        }
+
+        length = status.Length;
+        failure = null;
+        return handle;
     }
 
     /// <summary>open(2), retried when interrupted; the error names the path.</summary>

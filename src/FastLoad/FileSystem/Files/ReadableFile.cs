@@ -47,6 +47,31 @@ internal static partial class ReadableFile
         folder >= 0 && OperatingSystem.IsLinux() ? OpenRegular(path, ReadFlags, FileStatus.GetLinux, out length, folder) : Open(path, out length);
 
     /// <summary>
+    /// Opens <paramref name="path"/> as <see cref="Open(string, int, out long)"/> does, but a file that cannot be opened
+    /// or is not a regular file gives <see langword="null"/> and its exception, made rather than thrown (Linux): a load
+    /// of many such files pays no exception dispatch for each. Elsewhere the exception of the open is caught.
+    /// </summary>
+    public static SafeFileHandle? TryOpen(string path, int folder, out long length, out Exception? failure)
+    {
+        if (OperatingSystem.IsLinux())
+        {
+            return TryOpenRegular(path, ReadFlags, FileStatus.GetLinux, folder, out length, out failure);
+        }
+
+        failure = null;
+        try
+        {
+            return Open(path, folder, out length);
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            length = 0;
+            failure = ex;
+            return null;
+        }
+    }
+
+    /// <summary>
     /// Another handle to the same open file with a readahead state of its own (Linux), so that several sequential
     /// streams over one file each keep the kernel's readahead; <see langword="null"/> where not available, and the
     /// caller shares <paramref name="handle"/>.
