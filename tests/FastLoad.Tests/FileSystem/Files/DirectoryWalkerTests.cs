@@ -29,14 +29,23 @@ public class DirectoryWalkerTests : TempDirectoryTestBase
     {
         // Only a folder's system calls tell a device wait: time spent around them (here a slow observer; in a process, a
         // collection or a page fault) does not start the 32 walkers a slow device gets. Cannot fail on 32 cores or more.
+        // A system call is also slow when another process holds the CPU through it (CI runs other suites beside this
+        // one), so the walk gets a few tries; a walk that counted the observer's 2 ms a folder would take 32 walkers in
+        // every one.
         List<string> expected = WriteFolders();
         DirectoryWalk.Enumerate(Root, "*", recursive: true);
-        var observer = new DirectoryWalkObserver { FolderListed = static _ => Thread.Sleep(2) };
+        int peak = int.MaxValue;
+        for (int attempt = 0; attempt < 5 && peak > Environment.ProcessorCount; attempt++)
+        {
+            var observer = new DirectoryWalkObserver { FolderListed = static _ => Thread.Sleep(2) };
 
-        string[] paths = DirectoryWalk.Enumerate(Root, "*", recursive: true, observer: observer);
+            string[] paths = DirectoryWalk.Enumerate(Root, "*", recursive: true, observer: observer);
 
-        Assert.Equal(expected.Order(StringComparer.Ordinal), paths);
-        Assert.InRange(observer.PeakWalkers, 1, Environment.ProcessorCount);
+            Assert.Equal(expected.Order(StringComparer.Ordinal), paths);
+            peak = observer.PeakWalkers;
+        }
+
+        Assert.InRange(peak, 1, Environment.ProcessorCount);
     }
 
     private List<string> WriteFolders()
