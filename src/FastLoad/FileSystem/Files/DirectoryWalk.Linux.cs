@@ -21,8 +21,27 @@ internal static unsafe partial class DirectoryWalk
     // and a disk orders what it is given. While the folders are cached, a walker a core (docs/measurements/folder-walk.md).
     private const int WalkersWhileWaiting = 32;
 
-    // A folder whose open and listing calls took longer than this in all waited for the device.
+    // A folder whose open and listing calls took longer than this in all waited for the device, unless its thread spent
+    // that long waiting for a CPU (WaitedForACpu).
     private static readonly long DeviceWaitTicks = Stopwatch.Frequency / 2000;
+
+    /// <summary>
+    /// Whether a folder whose system calls took <paramref name="systemCallTicks"/>, over <see cref="DeviceWaitTicks"/>,
+    /// spent the time over it waiting for a CPU rather than for the device: another process held the CPU (a busy
+    /// machine), which more walkers would not help. The wait is the thread's run-queue time since the walker last looked
+    /// (<paramref name="runQueueWaitBefore"/>, <paramref name="runQueueWaitNow"/>: nanoseconds, -1 where unknown), so it
+    /// may include a wait outside the calls, which only delays the walkers to the next slow folder.
+    /// </summary>
+    internal static bool WaitedForACpu(long runQueueWaitBefore, long runQueueWaitNow, long systemCallTicks)
+    {
+        if (runQueueWaitBefore < 0 || runQueueWaitNow < runQueueWaitBefore)
+        {
+            return false;
+        }
+
+        double waitedTicks = (runQueueWaitNow - runQueueWaitBefore) * (Stopwatch.Frequency / 1e9);
+        return waitedTicks >= systemCallTicks - DeviceWaitTicks;
+    }
 
     [SupportedOSPlatform("linux")]
     private static string[] WalkLinux(
@@ -274,6 +293,7 @@ internal static unsafe partial class DirectoryWalk
             byte* entries = (byte*)NativeMemory.Alloc(EntryBufferSize);
             Span<char> name = stackalloc char[256];
             var comparer = new NameComparer();
+            long runQueueWait = ThreadSchedule.RunQueueWaitNanoseconds();
             try
             {
                 while (TryTake(out Folder? folder))
@@ -289,7 +309,15 @@ internal static unsafe partial class DirectoryWalk
                     }
 
                     observer?.FolderListed?.Invoke(folder.Path);
-                    Done(folder.Subfolders, waitedForTheDevice: systemCallTicks > DeviceWaitTicks);
+                    bool waitedForTheDevice = false;
+                    if (systemCallTicks > DeviceWaitTicks)
+                    {
+                        long runQueueWaitNow = ThreadSchedule.RunQueueWaitNanoseconds();
+                        waitedForTheDevice = !WaitedForACpu(runQueueWait, runQueueWaitNow, systemCallTicks);
+                        runQueueWait = runQueueWaitNow;
+                    }
+
+                    Done(folder.Subfolders, waitedForTheDevice);
 
                     // After its subfolders are out for the other walkers: they only read a subfolder's path from here on.
                     folder.Sort(comparer);

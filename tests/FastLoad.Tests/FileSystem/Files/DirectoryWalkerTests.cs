@@ -1,3 +1,5 @@
+using System.Diagnostics;
+using System.Text;
 using FastLoad.FileSystem;
 using FastLoad.Tests.Infrastructure;
 
@@ -46,6 +48,37 @@ public class DirectoryWalkerTests : TempDirectoryTestBase
         }
 
         Assert.InRange(peak, 1, Environment.ProcessorCount);
+    }
+
+    /// <summary>A folder's slow system calls count as a device wait unless the thread spent that time waiting for a CPU.</summary>
+    [Theory]
+    [InlineData(0, 3_000_000, 3.2, true)] // 3 ms waiting for a CPU covers the 2.7 ms over the 0.5 ms threshold
+    [InlineData(0, 1_000_000, 3.2, false)] // 1 ms does not: the device was waited for
+    [InlineData(0, 0, 3.2, false)]
+    [InlineData(-1, 3_000_000, 3.2, false)] // The kernel does not say: a slow call is a device wait, as before
+    [InlineData(5_000_000, 3_000_000, 3.2, false)]
+    public void WaitedForACpu_RunQueueTimeAgainstTheCallsTime(long before, long now, double callMilliseconds, bool expected)
+    {
+        long callTicks = (long)(callMilliseconds * Stopwatch.Frequency / 1000);
+
+        Assert.Equal(expected, DirectoryWalk.WaitedForACpu(before, now, callTicks));
+    }
+
+    [Theory]
+    [InlineData("617791 56934 1\n", 56934)]
+    [InlineData("1 2", 2)]
+    [InlineData("617791", -1)]
+    [InlineData("1 x 2", -1)]
+    [InlineData("", -1)]
+    public void SecondNumber_OfSchedStat(string text, long expected)
+    {
+        Assert.Equal(expected, ThreadSchedule.SecondNumber(Encoding.ASCII.GetBytes(text)));
+    }
+
+    [LinuxFact("/proc/thread-self/schedstat")]
+    public void RunQueueWaitNanoseconds_OnLinux_Known()
+    {
+        Assert.InRange(ThreadSchedule.RunQueueWaitNanoseconds(), 0, long.MaxValue);
     }
 
     private List<string> WriteFolders()
