@@ -26,18 +26,7 @@ internal static class BlockingReads
     /// <returns>The bytes read; 0 when the file failed.</returns>
     public static async Task<long> ReadAndPublishAsync(LoadContext context, DeliveryChannel.DeliveryWriter delivery, int index)
     {
-        SafeFileHandle? handle;
-        long length = 0, charge = 0;
-        Exception? failure;
-        try
-        {
-            handle = TryOpen(context, index, context.Files.PathAt(index), out length, out charge, out failure);
-        }
-        catch (Exception ex)
-        {
-            (handle, failure) = (null, ex);
-        }
-
+        SafeFileHandle? handle = TryOpen(context, index, context.Files.PathAt(index), out long length, out long charge, out Exception? failure);
         if (handle is null)
         {
             delivery.PublishFailure(index, failure!);
@@ -60,13 +49,29 @@ internal static class BlockingReads
 
     /// <summary>
     /// Checks the file's name, opens it, and says what its bytes will be charged to the budget; a file that cannot be
-    /// opened or read gives <see langword="null"/> and its exception (<see cref="ReadableFile.TryOpen"/>).
+    /// opened or read gives <see langword="null"/> and its exception (made rather than thrown where it can be:
+    /// <see cref="ReadableFile.TryOpen"/>). Throws nothing.
     /// </summary>
     public static SafeFileHandle? TryOpen(LoadContext context, int index, string path, out long length, out long charge, out Exception? failure)
     {
-        context.Files.CheckName(index, path);
-        SafeFileHandle? handle = ReadableFile.TryOpen(path, context.Files.FolderOf(index), out length, out failure);
-        charge = handle is null ? 0 : context.ReadSettings.BudgetCharge(length);
+        charge = 0;
+        SafeFileHandle? handle;
+        try
+        {
+            context.Files.CheckName(index, path);
+            handle = ReadableFile.TryOpen(path, context.Files.FolderOf(index), out length, out failure);
+        }
+        catch (Exception ex)
+        {
+            (length, failure) = (0, ex);
+            return null;
+        }
+
+        if (handle is not null)
+        {
+            charge = context.ReadSettings.BudgetCharge(length);
+        }
+
         return handle;
     }
 

@@ -30,17 +30,8 @@ internal sealed class CallerReads(LoadContext context, DeliveryChannel.DeliveryW
         }
 
         string path = context.Files.PathAt(index);
-        Exception? failure;
-        try
-        {
-            _handle = BlockingReads.TryOpen(context, index, path, out _length, out _charge, out failure);
-            _index = index;
-        }
-        catch (Exception ex)
-        {
-            failure = ex;
-        }
-
+        _handle = BlockingReads.TryOpen(context, index, path, out _length, out _charge, out Exception? failure);
+        _index = index;
         if (_handle is null)
         {
             delivery.PublishFailure(index, failure!);

@@ -43,7 +43,7 @@ internal sealed unsafe partial class RingReader
     private int OpenCompleted(RingSlot slot, int result)
     {
         string path = _context.Files.PathAt(slot.Index);
-        Exception failure;
+        Exception? failure;
         try
         {
             if (result >= 0)
@@ -62,10 +62,9 @@ internal sealed unsafe partial class RingReader
             {
                 failure = NativeErrors.ForPath(-result, path, "open");
             }
-            else
+            else if (ReadableFile.TryOpen(path, _context.Files.FolderOf(slot.Index), out long length, out failure) is { } handle)
             {
                 // Not done by the kernel (interrupted, or the thread that asked has exited): the ordinary open.
-                SafeFileHandle handle = ReadableFile.Open(path, _context.Files.FolderOf(slot.Index), out long length);
                 return Opened(slot, (int)handle.DangerousGetHandle(), length, handle, empty: false);
             }
         }
@@ -75,7 +74,7 @@ internal sealed unsafe partial class RingReader
         }
 
         slot.CloseDescriptor();
-        Fail(slot, failure);
+        Fail(slot, failure!);
         return 1;
     }
 

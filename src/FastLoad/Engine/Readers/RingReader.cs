@@ -357,7 +357,12 @@ internal sealed unsafe partial class RingReader : ConsumerThreadReader
             {
                 // A path the ring cannot take (too long, or with a NUL) or a full queue: the ordinary open says what
                 // is wrong with the path.
-                SafeFileHandle handle = ReadableFile.Open(path, folder, out long length);
+                if (ReadableFile.TryOpen(path, folder, out long length, out Exception? failure) is not { } handle)
+                {
+                    Fail(slot, failure!);
+                    return 1;
+                }
+
                 return Opened(slot, (int)handle.DangerousGetHandle(), length, handle, empty: false);
             }
 
