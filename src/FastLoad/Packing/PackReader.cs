@@ -327,7 +327,7 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
     /// <summary>Hands over an entry assembled from several blocks, once its hash matches where entries are checked.</summary>
     private LoadedFile HandoverChecked(PackEntry entry, byte[] data)
     {
-        if (ChecksEntryHashes && PackHash.Hash(data.AsSpan(0, (int)entry.Length)) != entry.ContentHash)
+        if (!MatchesItsHash(entry, data.AsSpan(0, (int)entry.Length)))
         {
             _pool.Return(data);
             throw HashMismatch(entry);
@@ -335,6 +335,9 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
 
         return Handover(entry, data);
     }
+
+    /// <summary>Whether <paramref name="data"/>, an entry's whole contents, matches its hash, where entries are checked (<see cref="ChecksEntryHashes"/>).</summary>
+    private bool MatchesItsHash(PackEntry entry, ReadOnlySpan<byte> data) => !ChecksEntryHashes || PackHash.Hash(data) == entry.ContentHash;
 
     internal InvalidDataException HashMismatch(PackEntry entry) =>
         PackErrors.CorruptEntry(Path, BlockOf(entry).Offset, entry.Index, entry.Name, "its contents do not match its hash");
@@ -442,7 +445,7 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
             filled += ReadAt(entry, filled, data.AsSpan(filled, Math.Min(data.Length - filled, _index.BlockSize)));
         }
 
-        if (ChecksEntryHashes && PackHash.Hash(data) != entry.ContentHash)
+        if (!MatchesItsHash(entry, data))
         {
             throw HashMismatch(entry);
         }
@@ -501,7 +504,7 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
         int k = (int)(entry.DataOffset / _index.BlockSize);
         int from = (int)(entry.DataOffset - ((long)k * _index.BlockSize));
         using PackBlockCache.Lease block = _blockCache.Acquire(k);
-        if (PackHash.Hash(block.Data.AsSpan(from, (int)entry.Length)) != entry.ContentHash)
+        if (!MatchesItsHash(entry, block.Data.AsSpan(from, (int)entry.Length)))
         {
             throw HashMismatch(entry);
         }

@@ -8,7 +8,7 @@ internal readonly partial record struct FileStatus
 
     private static bool TryGetLinux(string path, out FileStatus status)
     {
-        bool described = Interop.StatxPath(Interop.AtFdCwd, path, 0, Interop.StatxBasicStats, out Interop.Statx buffer) == 0;
+        bool described = TryStatxOf(path, out Interop.Statx buffer);
         status = described ? FromStatx(buffer) : default;
         return described;
     }
@@ -17,15 +17,12 @@ internal readonly partial record struct FileStatus
     internal static FileStatus GetLinux(int fd, string path) => FromStatx(StatxOf(fd, path));
 
     /// <summary><c>statx</c> of <paramref name="path"/>, following links; an exception naming the path if it fails.</summary>
-    internal static Interop.Statx StatxOf(string path)
-    {
-        if (Interop.StatxPath(Interop.AtFdCwd, path, 0, Interop.StatxBasicStats, out Interop.Statx buffer) != 0)
-        {
-            throw NativeErrors.ForPath(Marshal.GetLastPInvokeError(), path, "get the status of");
-        }
+    internal static Interop.Statx StatxOf(string path) =>
+        TryStatxOf(path, out Interop.Statx buffer) ? buffer : throw NativeErrors.ForPath(Marshal.GetLastPInvokeError(), path, "get the status of");
 
-        return buffer;
-    }
+    /// <summary><c>statx</c> of <paramref name="path"/>, following links; <see langword="false"/>, with the errno left, if it fails.</summary>
+    private static bool TryStatxOf(string path, out Interop.Statx buffer) =>
+        Interop.StatxPath(Interop.AtFdCwd, path, 0, Interop.StatxBasicStats, out buffer) == 0;
 
     /// <summary><c>statx</c> of an open descriptor; an exception naming <paramref name="path"/> if it fails.</summary>
     internal static unsafe Interop.Statx StatxOf(int fd, string path)
