@@ -1,14 +1,14 @@
 using System.IO.Hashing;
 using BenchmarkDotNet.Attributes;
 using FastLoad.Packing;
-using K4os.Compression.LZ4;
 using Microsoft.Win32.SafeHandles;
 
 namespace FastLoad.Benchmarks;
 
 /// <summary>
 /// What a warm whole-pack load costs beyond the work it cannot skip: the pack already in memory, every block checked
-/// against its hash and decoded (in a pack without block hashes, every entry's hash checked), on one thread per core, each decoding into one buffer it reuses (the floor), beside
+/// against its hash and decoded with the load's own decoder (in a pack without block hashes, every entry's hash checked),
+/// on one thread per core, each decoding into one buffer it reuses (the floor), beside
 /// <see cref="PackReader.LoadAllAsync"/> on the same pack with the page cache warm. The ratio is the load's overhead:
 /// reading from the page cache, its buffers, threads and hand-over. The set is FASTLOAD_BENCH_FOLDER (a real tree such as
 /// /usr/include), else the 10,000-file text-like set of <see cref="PackBenchmarks"/>:
@@ -83,7 +83,7 @@ public class PackDecodeBenchmarks
         {
             stored.CopyTo(raw);
         }
-        else if (LZ4Codec.Decode(stored, raw.AsSpan(0, block.RawLength)) != block.RawLength)
+        else if (Lz4BlockDecoder.Decode(stored, raw.AsSpan(0, block.RawLength)) != block.RawLength)
         {
             throw new InvalidDataException($"Block at {block.Offset} does not decode.");
         }

@@ -1,5 +1,4 @@
 using System.Buffers;
-using K4os.Compression.LZ4;
 using Microsoft.Win32.SafeHandles;
 
 namespace FastLoad.Packing;
@@ -45,7 +44,7 @@ internal static class PackBlockReader
         {
             PackIo.ReadExactly(handle, stored.AsSpan(0, block.StoredLength), block.Offset, packPath);
             CheckStoredHash(stored.AsSpan(0, block.StoredLength), packPath, block, blockIndex);
-            int length = LZ4Codec.Decode(stored.AsSpan(0, block.StoredLength), destination);
+            int length = Lz4BlockDecoder.Decode(stored.AsSpan(0, block.StoredLength), destination);
             if (length != block.RawLength)
             {
                 throw PackErrors.Corrupt(

@@ -1,11 +1,12 @@
+using FastLoad.Packing;
 using FastLoad.Tests.Infrastructure;
 using K4os.Compression.LZ4;
 
 namespace FastLoad.Tests.Packing;
 
 /// <summary>
-/// The LZ4 blocks packs hold (K4os <c>LZ4Codec</c>): plain LZ4 block format both ways with the reference liblz4 at
-/// every level, and the failure results the pack writer and reader rely on.
+/// The LZ4 blocks packs hold, written by K4os <c>LZ4Codec</c> and read by <see cref="Lz4BlockDecoder"/>: plain LZ4 block
+/// format both ways with the reference liblz4 at every level, and the failure results the pack writer and reader rely on.
 /// </summary>
 public sealed class Lz4BlockTests
 {
@@ -13,7 +14,7 @@ public sealed class Lz4BlockTests
     public static TheoryData<string, int> Grid()
     {
         var grid = new TheoryData<string, int>();
-        foreach (string kind in new[] { TestData.Zeros, TestData.Random, TestData.Text, TestData.Mixed })
+        foreach (string kind in new[] { TestData.Zeros, TestData.Random, TestData.Text, TestData.Mixed, TestData.Repeats })
         {
             foreach (int size in new[] { 1, 5, 12, 13, 14, 64, 255, 4095, 4096, 4097, 65535, 65536, 65537, 1 << 20, (3 << 20) + 7 })
             {
@@ -27,7 +28,7 @@ public sealed class Lz4BlockTests
     public static TheoryData<string, int> Levels()
     {
         var grid = new TheoryData<string, int>();
-        foreach (string kind in new[] { TestData.Text, TestData.Mixed })
+        foreach (string kind in new[] { TestData.Text, TestData.Mixed, TestData.Repeats })
         {
             foreach (int level in new[] { 0, 2, 3, 6, 9, 10, 11, 12 })
             {
@@ -61,8 +62,31 @@ public sealed class Lz4BlockTests
         int length = NativeCodecs.Compress(data, compressed);
         Assert.True(length > 0);
         byte[] decoded = new byte[size];
-        Assert.Equal(size, LZ4Codec.Decode(compressed.AsSpan(0, length), decoded));
+        Assert.Equal(size, Lz4BlockDecoder.Decode(compressed.AsSpan(0, length), decoded));
         Assert.Equal(data, decoded);
+    }
+
+    /// <summary>What the pack writer stores, read back as the pack reader does, exactly at its length and with room to spare.</summary>
+    [Theory]
+    [MemberData(nameof(Grid))]
+    public void Decode_EncodedBlock_GivesTheSameBytes(string kind, int size)
+    {
+        byte[] data = TestData.Create(kind, size);
+        byte[] compressed = new byte[LZ4Codec.MaximumOutputSize(size)];
+        int length = LZ4Codec.Encode(data, compressed, LZ4Level.L00_FAST);
+        Assert.True(length > 0);
+        AssertDecodes(data, compressed.AsSpan(0, length));
+    }
+
+    [Theory]
+    [MemberData(nameof(Levels))]
+    public void Decode_EncodedBlockAnyLevel_GivesTheSameBytes(string kind, int level)
+    {
+        byte[] data = TestData.Create(kind, 300_000);
+        byte[] compressed = new byte[LZ4Codec.MaximumOutputSize(data.Length)];
+        int length = LZ4Codec.Encode(data, compressed, (LZ4Level)level);
+        Assert.True(length > 0);
+        AssertDecodes(data, compressed.AsSpan(0, length));
     }
 
     [LinuxTheory("the reference liblz4.so.1, which .ci/run installs")]
@@ -96,9 +120,21 @@ public sealed class Lz4BlockTests
     [InlineData(new byte[] { 0x10, (byte)'a', 0, 0 })]
     [InlineData(new byte[] { 0x10, (byte)'a', 2, 0 })]
     [InlineData(new byte[] { 0x1F, (byte)'a', 1, 0, 255, 255, 255 })]
+    [InlineData(new byte[] { 0x10, (byte)'a', 1, 0 })]
+    [InlineData(new byte[] { 0x20, (byte)'a', (byte)'b', 3, 0, 0x00 })]
+    [InlineData(new byte[] { })]
     public void Decode_MalformedBlock_ReturnsNegative(byte[] block)
     {
-        Assert.True(LZ4Codec.Decode(block, new byte[64]) < 0);
+        // Each is refused by liblz4 as well: a lone token, a match past the start, a block that ends with a match.
+        Assert.Equal(-1, Lz4BlockDecoder.Decode(block, new byte[64]));
+    }
+
+    /// <summary>The 1-byte block liblz4 writes for no bytes at all.</summary>
+    [Fact]
+    public void Decode_EmptyBlock_ReturnsZero()
+    {
+        Assert.Equal(0, Lz4BlockDecoder.Decode([0x00], new byte[64]));
+        Assert.Equal(0, Lz4BlockDecoder.Decode([0x00], []));
     }
 
     [Fact]
@@ -109,7 +145,10 @@ public sealed class Lz4BlockTests
         int length = LZ4Codec.Encode(data, compressed, LZ4Level.L00_FAST);
         for (int size = 0; size < data.Length; size += 97)
         {
-            Assert.True(LZ4Codec.Decode(compressed.AsSpan(0, length), new byte[size]) < 0, $"destination of {size} bytes");
+            byte[] destination = new byte[size + Guard];
+            destination.AsSpan(size).Fill(GuardByte);
+            Assert.True(Lz4BlockDecoder.Decode(compressed.AsSpan(0, length), destination.AsSpan(0, size)) < 0, $"destination of {size} bytes");
+            AssertGuardIntact(destination.AsSpan(size));
         }
     }
 
@@ -117,15 +156,147 @@ public sealed class Lz4BlockTests
     public void Decode_RandomBytes_NeverThrowsOrOverruns()
     {
         var random = new Random(7);
-        byte[] destination = new byte[4096 + 64];
+        byte[] destination = new byte[4096 + Guard];
         for (int i = 0; i < 20_000; i++)
         {
             byte[] block = new byte[random.Next(64)];
             random.NextBytes(block);
-            destination.AsSpan(4096).Fill(0xAB);
-            int result = LZ4Codec.Decode(block, destination.AsSpan(0, 4096));
-            Assert.InRange(result, int.MinValue, 4096);
-            Assert.True(destination.AsSpan(4096).IndexOfAnyExcept((byte)0xAB) < 0, "wrote past the destination");
+            destination.AsSpan(4096).Fill(GuardByte);
+            int result = Lz4BlockDecoder.Decode(block, destination.AsSpan(0, 4096));
+            Assert.InRange(result, -1, 4096);
+            AssertGuardIntact(destination.AsSpan(4096));
+        }
+    }
+
+    /// <summary>
+    /// Valid blocks with bytes changed, dropped or cut off: where K4os's decoder (a port of liblz4's) accepts one, the
+    /// same bytes; where it refuses one, -1 or bytes within the destination, never a write past it. A match at offset 0,
+    /// which the format forbids and both of those copy from the destination's old contents, is refused; so is an empty
+    /// block, which liblz4 refuses too and K4os takes for no bytes.
+    /// </summary>
+    [Theory]
+    [InlineData(TestData.Text, 0)]
+    [InlineData(TestData.Mixed, 9)]
+    [InlineData(TestData.Repeats, 0)]
+    [InlineData(TestData.Repeats, 12)]
+    public void Decode_DamagedBlock_AgreesWithTheReferenceOrRefuses(string kind, int level)
+    {
+        byte[] data = TestData.Create(kind, 2_000);
+        byte[] compressed = new byte[LZ4Codec.MaximumOutputSize(data.Length)];
+        byte[] valid = compressed.AsSpan(0, LZ4Codec.Encode(data, compressed, (LZ4Level)level)).ToArray();
+        var random = new Random(11);
+        byte[] expected = new byte[data.Length];
+        byte[] destination = new byte[data.Length + Guard];
+        int accepted = 0;
+        for (int i = 0; i < 5_000; i++)
+        {
+            byte[] damaged = Damage(valid, random);
+            int capacity = random.Next(2) == 0 ? data.Length : random.Next(data.Length + 1);
+            destination.AsSpan(capacity).Fill(GuardByte);
+            int reference = LZ4Codec.Decode(damaged, expected.AsSpan(0, capacity));
+            int result = Lz4BlockDecoder.Decode(damaged, destination.AsSpan(0, capacity));
+            AssertGuardIntact(destination.AsSpan(capacity));
+            if (reference >= 0 && damaged.Length > 0 && !HasMatchAtOffsetZero(damaged))
+            {
+                accepted++;
+                Assert.Equal(reference, result);
+                Assert.True(expected.AsSpan(0, reference).SequenceEqual(destination.AsSpan(0, result)), $"damaged block {i} decodes to other bytes");
+            }
+            else
+            {
+                Assert.InRange(result, -1, capacity);
+            }
+        }
+
+        Assert.True(accepted > 100, $"only {accepted} damaged blocks were valid: the comparison checks little");
+    }
+
+    private const int Guard = 64;
+    private const byte GuardByte = 0xAB;
+
+    private static void AssertDecodes(byte[] data, ReadOnlySpan<byte> block)
+    {
+        byte[] exact = new byte[data.Length + Guard];
+        exact.AsSpan(data.Length).Fill(GuardByte);
+        Assert.Equal(data.Length, Lz4BlockDecoder.Decode(block, exact.AsSpan(0, data.Length)));
+        Assert.True(exact.AsSpan(0, data.Length).SequenceEqual(data), "decoded into exactly its length");
+        AssertGuardIntact(exact.AsSpan(data.Length));
+
+        byte[] roomy = new byte[data.Length + 100];
+        Assert.Equal(data.Length, Lz4BlockDecoder.Decode(block, roomy));
+        Assert.True(roomy.AsSpan(0, data.Length).SequenceEqual(data), "decoded with room to spare");
+    }
+
+    /// <summary>Whether a sequence of the block, read as far as the block is well formed, has a match at offset 0.</summary>
+    private static bool HasMatchAtOffsetZero(ReadOnlySpan<byte> block)
+    {
+        int at = 0;
+        while (at < block.Length)
+        {
+            int token = block[at++];
+            long literals = token >> 4;
+            if (literals == 15)
+            {
+                int next;
+                do
+                {
+                    if (at == block.Length)
+                    {
+                        return false;
+                    }
+
+                    next = block[at++];
+                    literals += next;
+                }
+                while (next == 255);
+            }
+
+            at = (int)Math.Min(block.Length, at + literals);
+            if (block.Length - at < 2)
+            {
+                return false;
+            }
+
+            if ((block[at] | (block[at + 1] << 8)) == 0)
+            {
+                return true;
+            }
+
+            at += 2;
+            if ((token & 15) == 15)
+            {
+                while (at < block.Length && block[at++] == 255)
+                {
+                }
+            }
+        }
+
+        return false;
+    }
+
+    private static void AssertGuardIntact(ReadOnlySpan<byte> guard) =>
+        Assert.True(guard.IndexOfAnyExcept(GuardByte) < 0, "wrote past the destination");
+
+    private static byte[] Damage(byte[] valid, Random random)
+    {
+        byte[] damaged = (byte[])valid.Clone();
+        switch (random.Next(4))
+        {
+            case 0:
+                damaged[random.Next(damaged.Length)] = (byte)random.Next(256);
+                return damaged;
+            case 1:
+                for (int k = 0; k < 4; k++)
+                {
+                    damaged[random.Next(damaged.Length)] ^= (byte)(1 << random.Next(8));
+                }
+
+                return damaged;
+            case 2:
+                return damaged.AsSpan(0, random.Next(damaged.Length)).ToArray();
+            default:
+                int drop = random.Next(damaged.Length);
+                return [.. damaged.AsSpan(0, drop), .. damaged.AsSpan(drop + 1)];
         }
     }
 }

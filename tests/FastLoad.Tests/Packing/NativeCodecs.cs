@@ -43,6 +43,7 @@ internal static class TestData
     public const string Random = "random";
     public const string Text = "text";
     public const string Mixed = "mixed";
+    public const string Repeats = "repeats";
 
     public static byte[] Create(string kind, int length, int seed = 1)
     {
@@ -58,6 +59,9 @@ internal static class TestData
             case Text:
                 FillText(random, data);
                 break;
+            case Repeats:
+                FillRepeats(random, data);
+                break;
             default:
                 // Alternating stretches of text and noise: matches that end and start anywhere.
                 FillText(random, data);
@@ -70,6 +74,26 @@ internal static class TestData
         }
 
         return data;
+    }
+
+    /// <summary>Patterns of 1 to 20 bytes repeated up to 300 bytes, between bits of noise: matches from near behind, of every length.</summary>
+    private static void FillRepeats(Random random, Span<byte> data)
+    {
+        int at = 0;
+        while (at < data.Length)
+        {
+            int period = random.Next(1, 21);
+            int end = Math.Min(data.Length, at + random.Next(1, 301));
+            random.NextBytes(data.Slice(at, Math.Min(period, end - at)));
+            for (int i = at + period; i < end; i++)
+            {
+                data[i] = data[i - period];
+            }
+
+            int noise = Math.Min(data.Length - end, random.Next(0, 41));
+            random.NextBytes(data.Slice(end, noise));
+            at = end + noise;
+        }
     }
 
     private static void FillText(Random random, Span<byte> data)
