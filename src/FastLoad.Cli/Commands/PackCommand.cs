@@ -17,7 +17,7 @@ internal static class PackCommand
         };
         var level = new Option<int>("--level")
         {
-            Description = "LZ4 level: 0 fast (default), 3-9 high compression, 10-12 optimal; higher packs smaller and slower, loads as fast.",
+            Description = "LZ4 level: 0 fast, 3-9 high compression (default 3), 10-12 optimal; higher packs smaller and slower.",
             DefaultValueFactory = _ => new PackOptions().Level,
         };
         var skipSpecialFiles = new Option<bool>("--skip-special-files")

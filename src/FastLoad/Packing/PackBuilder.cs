@@ -261,6 +261,9 @@ internal sealed class PackBuilder
         }
     }
 
+    // LZ4's first high-compression level; the levels below it are the fast one.
+    private const int HighCompressionLevel = 3;
+
     /// <summary>Compresses a block where that pays, and hashes its stored bytes, on the compressing threads.</summary>
     private StoredBlock Compress((byte[] Buffer, int Length) block)
     {
@@ -269,8 +272,17 @@ internal sealed class PackBuilder
         if (limit > 0)
         {
             byte[] compressed = _pool.Rent(limit);
-            // K4os returns 0 or less when the result does not fit the limit, so an incompressible block stops early.
-            int length = LZ4Codec.Encode(block.Buffer.AsSpan(0, block.Length), compressed.AsSpan(0, limit), (LZ4Level)_options.Level);
+            ReadOnlySpan<byte> raw = block.Buffer.AsSpan(0, block.Length);
+
+            // K4os returns 0 or less when the result does not fit the limit, so an incompressible block stops early. The
+            // high-compression levels take several times as long to find that out: a block the fast level cannot bring
+            // under the limit is stored raw without them.
+            int length = LZ4Codec.Encode(raw, compressed.AsSpan(0, limit), LZ4Level.L00_FAST);
+            if (length > 0 && _options.Level >= HighCompressionLevel)
+            {
+                length = LZ4Codec.Encode(raw, compressed.AsSpan(0, limit), (LZ4Level)_options.Level);
+            }
+
             if (length > 0)
             {
                 _pool.Return(block.Buffer);

@@ -131,6 +131,19 @@ public sealed class PackRoundTripTests : PackTestBase
         Assert.True(max <= hc, $"level 12 packed to {max} bytes, level 9 to {hc}");
     }
 
+    /// <summary>Incompressible data is stored raw at every level, without the slower levels' attempts changing a byte.</summary>
+    [Fact]
+    public async Task CreateAsync_IncompressibleDataAnyLevel_WritesTheSamePack()
+    {
+        WriteSource(TestData.Random, 3 << 20);
+        await PackWriter.CreateAsync(PackPath, Source, new PackOptions { Level = 0 });
+        byte[] fast = await File.ReadAllBytesAsync(PackPath);
+        await PackWriter.CreateAsync(PackPath, Source, new PackOptions { Level = 9 });
+        byte[] hc = await File.ReadAllBytesAsync(PackPath);
+
+        Assert.Equal(fast, hc);
+    }
+
     [Theory]
     [InlineData(-1)]
     [InlineData(13)]
@@ -388,7 +401,7 @@ public sealed class PackRoundTripTests : PackTestBase
     {
         var options = new PackOptions();
         Assert.Equal(1024 * 1024, options.BlockSize);
-        Assert.Equal(0, options.Level);
+        Assert.Equal(3, options.Level);
         Assert.Equal(90, options.RawThresholdPercent);
     }
 
