@@ -11,13 +11,18 @@ namespace FastLoad.Packing;
 /// Written here rather than called in K4os.Compression.LZ4 (which the writer still encodes with) because that package
 /// ships IL only: in a new JIT process its decoder was compiled at run time and ran unoptimized through the first
 /// blocks, where this code is precompiled with FastLoad.dll (ReadyToRun) and runs optimized from its first call.
-/// Copies run 16 bytes at a time while both ends have room for it, and byte by byte only within 16 bytes of them.
+/// Most of a block is decoded where both ends have room to spare (<see cref="InputMargin"/>, <see cref="OutputMargin"/>):
+/// there copies run in fixed sizes of 16 and 32 bytes, past the end of what they copy. The last bytes are decoded
+/// exactly, with every length checked.
 /// </remarks>
 internal static class Lz4BlockDecoder
 {
     private const int MinMatch = 4;
 
-    private const int WildCopy = 16;
+    // A sequence that starts this far from both ends can copy its literals (up to 14) and its match (up to 18) in
+    // fixed sizes, and a longer run 32 bytes at a time, without passing either end.
+    private const int InputMargin = 32;
+    private const int OutputMargin = 64;
 
     /// <summary>Decodes <paramref name="source"/> into <paramref name="destination"/>.</summary>
     /// <returns>How many bytes were written, or -1 when <paramref name="source"/> is not a whole LZ4 block that fits.</returns>
@@ -35,65 +40,48 @@ internal static class Lz4BlockDecoder
             byte* inputEnd = sourceStart + source.Length;
             byte* output = destinationStart;
             byte* outputEnd = destinationStart + destination.Length;
-            while (true)
+
+            // Computed from the lengths: an empty destination is a null pointer, which must not wrap below zero.
+            byte* inputFastEnd = source.Length > InputMargin ? inputEnd - InputMargin : sourceStart;
+            byte* outputFastEnd = destination.Length > OutputMargin ? outputEnd - OutputMargin : destinationStart;
+            while (input < inputFastEnd && output < outputFastEnd)
             {
+                byte* sequence = input;
                 uint token = *input++;
-
-                // Most sequences hold at most 14 literals and a match of at most 18 bytes from at least 8 back: with room
-                // for 32 bytes at both ends, they are copied in fixed sizes, without a length to read or a loop.
-                if (token < 0xF0 && (token & 15) != 15 && inputEnd - input >= 32 && outputEnd - output >= 32)
-                {
-                    nuint shortLiterals = token >> 4;
-                    Unsafe.CopyBlockUnaligned(output, input, 16);
-                    input += shortLiterals;
-                    output += shortLiterals;
-                    nuint shortOffset = (nuint)(input[0] | (input[1] << 8));
-                    if (shortOffset >= 8 && shortOffset <= (nuint)(output - destinationStart))
-                    {
-                        input += 2;
-                        byte* shortMatch = output - shortOffset;
-                        Unsafe.WriteUnaligned(output, Unsafe.ReadUnaligned<ulong>(shortMatch));
-                        Unsafe.WriteUnaligned(output + 8, Unsafe.ReadUnaligned<ulong>(shortMatch + 8));
-                        Unsafe.WriteUnaligned(output + 16, Unsafe.ReadUnaligned<ushort>(shortMatch + 16));
-                        output += (token & 15) + MinMatch;
-                        continue;
-                    }
-
-                    // A short match from nearer than 8 bytes back (or a malformed one): the literals are copied.
-                    token &= 15;
-                }
-
                 nuint literalLength = token >> 4;
-                if (literalLength == 15 && !TryReadLength(ref input, inputEnd, ref literalLength))
+                if (literalLength < 15)
                 {
-                    return -1;
-                }
-
-                if (literalLength > (nuint)(inputEnd - input) || literalLength > (nuint)(outputEnd - output))
-                {
-                    return -1;
-                }
-
-                if ((nuint)(inputEnd - input) >= literalLength + WildCopy && (nuint)(outputEnd - output) >= literalLength + WildCopy)
-                {
-                    CopyWild(output, input, output + literalLength);
+                    Unsafe.CopyBlockUnaligned(output, input, 16);
+                    input += literalLength;
+                    output += literalLength;
                 }
                 else
                 {
-                    Buffer.MemoryCopy(input, output, literalLength, literalLength);
-                }
+                    uint next;
+                    do
+                    {
+                        if (input == inputEnd)
+                        {
+                            return -1;
+                        }
 
-                input += literalLength;
-                output += literalLength;
-                if (input == inputEnd)
-                {
-                    // The last sequence holds literals only.
-                    return (int)(output - destinationStart);
-                }
+                        next = *input++;
+                        literalLength += next;
+                    }
+                    while (next == 255);
 
-                if (inputEnd - input < 2)
-                {
-                    return -1;
+                    // Near either end (the block's last literals, or a malformed length), the exact loop below decodes
+                    // the sequence again from its token.
+                    if (literalLength > (nuint)(inputEnd - input) - InputMargin || literalLength > (nuint)(outputEnd - output) - InputMargin
+                        || (nuint)(inputEnd - input) < InputMargin || (nuint)(outputEnd - output) < InputMargin)
+                    {
+                        input = sequence;
+                        break;
+                    }
+
+                    CopyWild32(output, input, output + literalLength);
+                    input += literalLength;
+                    output += literalLength;
                 }
 
                 nuint offset = (nuint)(input[0] | (input[1] << 8));
@@ -103,25 +91,52 @@ internal static class Lz4BlockDecoder
                     return -1;
                 }
 
+                byte* match = output - offset;
                 nuint matchLength = token & 15;
-                if (matchLength == 15 && !TryReadLength(ref input, inputEnd, ref matchLength))
+                if (matchLength < 15)
                 {
-                    return -1;
+                    // At most 18 bytes, and at least 32 to spare at the output's end.
+                    matchLength += MinMatch;
+                    if (offset >= 8)
+                    {
+                        // Each 8 bytes read lie wholly before the 8 written with them.
+                        Unsafe.WriteUnaligned(output, Unsafe.ReadUnaligned<ulong>(match));
+                        Unsafe.WriteUnaligned(output + 8, Unsafe.ReadUnaligned<ulong>(match + 8));
+                        Unsafe.WriteUnaligned(output + 16, Unsafe.ReadUnaligned<ushort>(match + 16));
+                    }
+                    else
+                    {
+                        CopyOverlapping(output, match, output + matchLength);
+                    }
+
+                    output += matchLength;
+                    continue;
                 }
+
+                uint more;
+                do
+                {
+                    if (input == inputEnd)
+                    {
+                        return -1;
+                    }
+
+                    more = *input++;
+                    matchLength += more;
+                }
+                while (more == 255);
 
                 matchLength += MinMatch;
-                // A match is never the block's last sequence.
-                if (matchLength > (nuint)(outputEnd - output) || input == inputEnd)
+                if (matchLength > (nuint)(outputEnd - output))
                 {
                     return -1;
                 }
 
-                byte* match = output - offset;
                 byte* matchEnd = output + matchLength;
-                if (offset >= WildCopy && (nuint)(outputEnd - matchEnd) >= WildCopy)
+                if (offset >= 16 && (nuint)(outputEnd - matchEnd) >= 32)
                 {
                     // Each 16 bytes read lie wholly before the 16 written with them, so the copy repeats as LZ4 means it to.
-                    CopyWild(output, match, matchEnd);
+                    CopyWild32(output, match, matchEnd);
                 }
                 else
                 {
@@ -130,44 +145,109 @@ internal static class Lz4BlockDecoder
 
                 output = matchEnd;
             }
+
+            return DecodeExactly(input, inputEnd, output, outputEnd, destinationStart);
         }
     }
 
-    /// <summary>Adds the bytes of a length past its token's 15: each byte, until one below 255.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static unsafe bool TryReadLength(ref byte* input, byte* inputEnd, ref nuint length)
+    /// <summary>Decodes the sequences from <paramref name="input"/> to the block's end, every copy exactly as long as it is.</summary>
+    private static unsafe int DecodeExactly(byte* input, byte* inputEnd, byte* output, byte* outputEnd, byte* destinationStart)
     {
-        uint next;
-        do
+        while (true)
         {
-            if (input == inputEnd)
+            // A block ends with a sequence of literals alone, never after a match.
+            if (input >= inputEnd)
             {
-                return false;
+                return -1;
             }
 
-            next = *input++;
-            length += next;
-        }
-        while (next == 255);
+            uint token = *input++;
+            nuint literalLength = token >> 4;
+            if (literalLength == 15)
+            {
+                uint next;
+                do
+                {
+                    if (input == inputEnd)
+                    {
+                        return -1;
+                    }
 
-        // A length past what any block can hold is malformed (and would wrap the pointer arithmetic on 32 bits).
-        return length <= int.MaxValue;
+                    next = *input++;
+                    literalLength += next;
+                }
+                while (next == 255);
+            }
+
+            if (literalLength > (nuint)(inputEnd - input) || literalLength > (nuint)(outputEnd - output))
+            {
+                return -1;
+            }
+
+            Buffer.MemoryCopy(input, output, literalLength, literalLength);
+            input += literalLength;
+            output += literalLength;
+            if (input == inputEnd)
+            {
+                return (int)(output - destinationStart);
+            }
+
+            if (inputEnd - input < 2)
+            {
+                return -1;
+            }
+
+            nuint offset = (nuint)(input[0] | (input[1] << 8));
+            input += 2;
+            if (offset == 0 || offset > (nuint)(output - destinationStart))
+            {
+                return -1;
+            }
+
+            nuint matchLength = token & 15;
+            if (matchLength == 15)
+            {
+                uint more;
+                do
+                {
+                    if (input == inputEnd)
+                    {
+                        return -1;
+                    }
+
+                    more = *input++;
+                    matchLength += more;
+                }
+                while (more == 255);
+            }
+
+            matchLength += MinMatch;
+            if (matchLength > (nuint)(outputEnd - output))
+            {
+                return -1;
+            }
+
+            byte* matchEnd = output + matchLength;
+            CopyOverlapping(output, output - offset, matchEnd);
+            output = matchEnd;
+        }
     }
 
-    /// <summary>Copies 16 bytes at a time from <paramref name="source"/> until <paramref name="end"/> is reached, writing up to 15 bytes past it.</summary>
+    /// <summary>Copies 32 bytes at a time from <paramref name="source"/> until <paramref name="end"/> is reached, writing up to 31 bytes past it.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static unsafe void CopyWild(byte* destination, byte* source, byte* end)
+    private static unsafe void CopyWild32(byte* destination, byte* source, byte* end)
     {
         do
         {
-            Unsafe.CopyBlockUnaligned(destination, source, WildCopy);
-            destination += WildCopy;
-            source += WildCopy;
+            Unsafe.CopyBlockUnaligned(destination, source, 16);
+            Unsafe.CopyBlockUnaligned(destination + 16, source + 16, 16);
+            destination += 32;
+            source += 32;
         }
         while (destination < end);
     }
 
-    /// <summary>Copies a match that starts within 16 bytes of where it is written, or ends near the destination's end, exactly.</summary>
+    /// <summary>Copies a match exactly, however near behind it starts: 8 bytes at a time from 8 or more back, a byte at a time nearer.</summary>
     private static unsafe void CopyOverlapping(byte* destination, byte* source, byte* end)
     {
         nint distance = (nint)(destination - source);
