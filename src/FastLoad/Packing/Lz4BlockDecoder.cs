@@ -57,18 +57,14 @@ internal static class Lz4BlockDecoder
                 }
                 else
                 {
-                    uint next;
-                    do
+                    LengthRead literals = ReadLength(input, inputEnd, literalLength);
+                    if (literals.Next == null)
                     {
-                        if (input == inputEnd)
-                        {
-                            return -1;
-                        }
-
-                        next = *input++;
-                        literalLength += next;
+                        return -1;
                     }
-                    while (next == 255);
+
+                    input = literals.Next;
+                    literalLength = literals.Length;
 
                     // Near either end (the block's last literals, or a malformed length), the exact loop below decodes
                     // the sequence again from its token.
@@ -113,20 +109,14 @@ internal static class Lz4BlockDecoder
                     continue;
                 }
 
-                uint more;
-                do
+                LengthRead longMatch = ReadLength(input, inputEnd, matchLength);
+                if (longMatch.Next == null)
                 {
-                    if (input == inputEnd)
-                    {
-                        return -1;
-                    }
-
-                    more = *input++;
-                    matchLength += more;
+                    return -1;
                 }
-                while (more == 255);
 
-                matchLength += MinMatch;
+                input = longMatch.Next;
+                matchLength = longMatch.Length + MinMatch;
                 if (matchLength > (nuint)(outputEnd - output))
                 {
                     return -1;
@@ -165,18 +155,14 @@ internal static class Lz4BlockDecoder
             nuint literalLength = token >> 4;
             if (literalLength == 15)
             {
-                uint next;
-                do
+                LengthRead literals = ReadLength(input, inputEnd, literalLength);
+                if (literals.Next == null)
                 {
-                    if (input == inputEnd)
-                    {
-                        return -1;
-                    }
-
-                    next = *input++;
-                    literalLength += next;
+                    return -1;
                 }
-                while (next == 255);
+
+                input = literals.Next;
+                literalLength = literals.Length;
             }
 
             if (literalLength > (nuint)(inputEnd - input) || literalLength > (nuint)(outputEnd - output))
@@ -207,18 +193,14 @@ internal static class Lz4BlockDecoder
             nuint matchLength = token & 15;
             if (matchLength == 15)
             {
-                uint more;
-                do
+                LengthRead longMatch = ReadLength(input, inputEnd, matchLength);
+                if (longMatch.Next == null)
                 {
-                    if (input == inputEnd)
-                    {
-                        return -1;
-                    }
-
-                    more = *input++;
-                    matchLength += more;
+                    return -1;
                 }
-                while (more == 255);
+
+                input = longMatch.Next;
+                matchLength = longMatch.Length;
             }
 
             matchLength += MinMatch;
@@ -231,6 +213,30 @@ internal static class Lz4BlockDecoder
             CopyOverlapping(output, output - offset, matchEnd);
             output = matchEnd;
         }
+    }
+
+    /// <summary>
+    /// Adds the bytes of a length past its token's 15 to <paramref name="length"/>: each byte, until one below 255. Returns
+    /// the sum and where the bytes end, or a null <see cref="LengthRead.Next"/> where the source ends first or the length
+    /// passes what any block holds. A value rather than <c>ref</c> parameters, so that the caller's pointer stays in a register.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static unsafe LengthRead ReadLength(byte* input, byte* inputEnd, nuint length)
+    {
+        uint next;
+        do
+        {
+            if (input == inputEnd)
+            {
+                return default;
+            }
+
+            next = *input++;
+            length += next;
+        }
+        while (next == 255);
+
+        return length <= int.MaxValue ? new LengthRead(input, length) : default;
     }
 
     /// <summary>Copies 32 bytes at a time from <paramref name="source"/> until <paramref name="end"/> is reached, writing up to 31 bytes past it.</summary>
@@ -274,5 +280,13 @@ internal static class Lz4BlockDecoder
         {
             *destination++ = *source++;
         }
+    }
+
+    /// <summary>A length read past its token, and where its bytes end.</summary>
+    private readonly unsafe struct LengthRead(byte* next, nuint length)
+    {
+        public byte* Next { get; } = next;
+
+        public nuint Length { get; } = length;
     }
 }
