@@ -10,13 +10,15 @@ namespace FastLoad.Prefetch;
 internal sealed partial class ManifestReplay
 {
     /// <summary>
-    /// Bytes asked of the disk and not yet known to be read. Deep on solid-state and unknown devices, where the
-    /// kernel queues all of a start's reads at once; shallow on a spinning disk, so that the application's own reads
-    /// wait behind little and the end of start-up stops the replay soon (16 MiB is about a tenth of a second at
-    /// 120 MB/s). The runs are asked for in first-use order on every device: on a spinning disk the kernel's
-    /// scheduler (mq-deadline, BFQ) sends what is queued in the order of its sectors, one sweep per window.
+    /// Bytes asked of the disk and not yet known to be read, on solid-state and unknown devices: a few milliseconds of
+    /// the device's time, so that a page fault of the application beside the replay waits behind little (the kernel
+    /// queues what is asked in the order asked, whatever its priority, where the device has no I/O scheduler), and
+    /// still some 64 requests of 64 KiB at once. On a spinning disk a larger window (16 MiB is about a tenth of a second
+    /// at 120 MB/s), as the disk gains from reading more in one sweep. The runs are asked for in first-use order on every
+    /// device: on a spinning disk the kernel's scheduler (mq-deadline, BFQ) sends what is queued in the order of its
+    /// sectors, one sweep per window.
     /// </summary>
-    private const long Window = 64L * 1024 * 1024;
+    private const long Window = 4L * 1024 * 1024;
 
     private const long RotationalWindow = 16L * 1024 * 1024;
 
