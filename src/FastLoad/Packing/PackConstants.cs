@@ -17,9 +17,9 @@ internal static class PackConstants
     public const int MaxLevel = 12;
 
     /// <summary>
-    /// The first high-compression level: a pack is built once and loaded at every start, and at this level it is about
-    /// a quarter smaller than at the fast one and decodes faster (fewer, longer matches), packed at about 250 MB/s on a
-    /// core instead of 600 (docs/measurements/pack-levels.md).
+    /// The first high-compression level: a pack is built once and loaded at every start, and at this level a pack of
+    /// text is about a quarter smaller than at the fast one and decodes faster (fewer, longer matches), for packing a few
+    /// times slower (docs/measurements/pack-levels.md).
     /// </summary>
     public const int DefaultLevel = 3;
 
