@@ -261,9 +261,6 @@ internal sealed class PackBuilder
         }
     }
 
-    // LZ4's first high-compression level; the levels below it are the fast one.
-    private const int HighCompressionLevel = 3;
-
     /// <summary>Compresses a block where that pays, and hashes its stored bytes, on the compressing threads.</summary>
     private StoredBlock Compress((byte[] Buffer, int Length) block)
     {
@@ -278,7 +275,7 @@ internal sealed class PackBuilder
             // high-compression levels take several times as long to find that out: a block the fast level cannot bring
             // under the limit is stored raw without them.
             int length = LZ4Codec.Encode(raw, compressed.AsSpan(0, limit), LZ4Level.L00_FAST);
-            if (length > 0 && _options.Level >= HighCompressionLevel)
+            if (length > 0 && _options.Level >= PackConstants.FirstHighCompressionLevel)
             {
                 length = LZ4Codec.Encode(raw, compressed.AsSpan(0, limit), (LZ4Level)_options.Level);
             }

@@ -16,12 +16,15 @@ internal static class PackConstants
 
     public const int MaxLevel = 12;
 
+    /// <summary>LZ4's first high-compression (HC) level; the levels below it are the fast one.</summary>
+    public const int FirstHighCompressionLevel = 3;
+
     /// <summary>
-    /// The first high-compression level: a pack is built once and loaded at every start, and at this level a pack of
-    /// text is about a quarter smaller than at the fast one and decodes faster (fewer, longer matches), for packing a few
-    /// times slower (docs/measurements/pack-levels.md).
+    /// A pack is built once and loaded at every start: at the first HC level a pack of text is about a quarter smaller
+    /// than at the fast one and decodes faster (fewer, longer matches), for packing a few times slower
+    /// (docs/measurements/pack-levels.md).
     /// </summary>
-    public const int DefaultLevel = 3;
+    public const int DefaultLevel = FirstHighCompressionLevel;
 
     public const int MinRawThresholdPercent = 1;
 
