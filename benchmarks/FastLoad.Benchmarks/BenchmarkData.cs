@@ -1,8 +1,6 @@
-using System.Buffers.Binary;
 using System.Globalization;
 using FastLoad.Packing;
 using FastLoad.Shared;
-using Microsoft.Win32.SafeHandles;
 
 namespace FastLoad.Benchmarks;
 
@@ -52,11 +50,15 @@ internal static class BenchmarkData
         return paths;
     }
 
-    /// <summary>The pack of the named set's <paramref name="paths"/>, beside the generated sets; written the first time.</summary>
+    /// <summary>
+    /// The pack of the named set's <paramref name="paths"/>, beside the generated sets; written the first time. Named by
+    /// the format the writer writes and its default level, so that a pack kept from an earlier run of another format or
+    /// level (which loads by another path, or decodes at another speed) is not measured in its place.
+    /// </summary>
     public static string GetOrCreatePack(string name, IReadOnlyList<string> paths)
     {
-        string pack = Path.Combine(Root, $"{name}.fpk");
-        if (!File.Exists(pack) || !InCurrentFormat(pack))
+        string pack = Path.Combine(Root, $"{name}.v{PackFormat.Version}-level{new PackOptions().Level}.fpk");
+        if (!File.Exists(pack))
         {
             // The paths, not the folder: a generated set's folder also holds its marker file.
             Directory.CreateDirectory(Root);
@@ -64,14 +66,6 @@ internal static class BenchmarkData
         }
 
         return pack;
-    }
-
-    /// <summary>Whether a pack kept from an earlier run has the format the reader writes now: an older one loads by another path.</summary>
-    private static bool InCurrentFormat(string pack)
-    {
-        Span<byte> header = stackalloc byte[PackFormat.HeaderSize];
-        using SafeFileHandle handle = File.OpenHandle(pack);
-        return RandomAccess.Read(handle, header, 0) == header.Length && BinaryPrimitives.ReadUInt16LittleEndian(header[8..]) == PackFormat.Version;
     }
 
     /// <summary>Every regular file under <paramref name="folder"/>, in ordinal order, so that runs compare the same list.</summary>

@@ -1,4 +1,3 @@
-using System.IO.Hashing;
 using BenchmarkDotNet.Attributes;
 using FastLoad.Packing;
 using Microsoft.Win32.SafeHandles;
@@ -7,7 +6,7 @@ namespace FastLoad.Benchmarks;
 
 /// <summary>
 /// What a warm whole-pack load costs beyond the work it cannot skip: the pack already in memory, every block checked
-/// against its hash and decoded with the load's own decoder (in a pack without block hashes, every entry's hash checked),
+/// against its hash and decoded with the load's own hash and decoder (in a pack without block hashes, every entry's hash checked),
 /// on one thread per core, each decoding into one buffer it reuses (the floor), beside
 /// <see cref="PackReader.LoadAllAsync"/> on the same pack with the page cache warm. The ratio is the load's overhead:
 /// reading from the page cache, its buffers, threads and hand-over. The set is FASTLOAD_BENCH_FOLDER (a real tree such as
@@ -74,7 +73,7 @@ public class PackDecodeBenchmarks
     private long DecodeAndHash(Block block, byte[] raw)
     {
         ReadOnlySpan<byte> stored = _file.AsSpan((int)block.Offset, block.StoredLength);
-        if (block.StoredHash is { } storedHash && XxHash64.HashToUInt64(stored) != storedHash)
+        if (block.StoredHash is { } storedHash && PackHash.Hash(stored) != storedHash)
         {
             throw new InvalidDataException($"The block at {block.Offset} does not match its hash.");
         }
@@ -91,7 +90,7 @@ public class PackDecodeBenchmarks
         long bytes = 0;
         foreach ((int offset, int length, ulong hash) in block.Entries)
         {
-            if (block.StoredHash is null && XxHash64.HashToUInt64(raw.AsSpan(offset, length)) != hash)
+            if (block.StoredHash is null && PackHash.Hash(raw.AsSpan(offset, length)) != hash)
             {
                 throw new InvalidDataException($"An entry at {offset} in the block at {block.Offset} does not match its hash.");
             }
