@@ -149,8 +149,8 @@ internal static unsafe partial class DirectoryWalk
         /// </summary>
         public Comparison<object> Entries { get; }
 
-        // Apart from CompareEntries, without its separator test per character: sorting a folder of files alone is the
-        // walk's hottest loop (folded into one comparison, a walk of 100 folders of 1,000 files took 11% longer).
+        // Apart from CompareEntries, without its separator test per character: sorting a folder's files is the walk's
+        // hottest loop (docs/measurements/folder-walk.md measured the two folded into one).
         private int ComparePaths(string x, string y)
         {
             int length = Math.Min(x.Length, y.Length);
