@@ -318,7 +318,12 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
                 _pool.Return(partial);
             }
 
-            await DrainAsync(inFlight).ConfigureAwait(false);
+            // Only a load that ends early leaves blocks in flight: a whole load does not call DrainAsync, whose start, generic
+            // over its state machine, the JIT would compile at a new process's first load.
+            if (AnyInFlight(inFlight))
+            {
+                await DrainAsync(inFlight).ConfigureAwait(false);
+            }
         }
     }
 
@@ -346,6 +351,19 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
         _index.Blocks.Length == 0
             ? new PackBlock(PackFormat.HeaderSize, 0, 0, 0, null)
             : _index.Blocks[Math.Min(entry.DataOffset / _index.BlockSize, _index.Blocks.Length - 1)];
+
+    private static bool AnyInFlight(Task<DecodedBlock>?[] inFlight)
+    {
+        foreach (Task<DecodedBlock>? task in inFlight)
+        {
+            if (task is not null)
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
 
     private static async Task DrainAsync(Task<DecodedBlock>?[] inFlight)
     {
