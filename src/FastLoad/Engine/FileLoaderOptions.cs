@@ -141,9 +141,10 @@ public sealed class FileLoaderOptions
 
     /// <summary>Gets or sets the pool the file buffers are rented from.</summary>
     /// <value>
-    /// The default value is <see langword="null"/>: FastLoad's own pool, which takes arrays of up to 128 KiB from
-    /// <see cref="ArrayPool{T}.Shared"/> and keeps at most 32 MiB of larger ones, so that loading many large files does
-    /// not leave memory parked in a pool. The budget then counts each buffer's real (power-of-two) size.
+    /// The default value is <see langword="null"/>: FastLoad's own native memory, in size classes at most a quarter larger
+    /// than each file (files of more than 16 MiB: at most 1/16), reused by later files and loads and given back to the
+    /// system once the process has loaded nothing for a few seconds, so that loading many large files does not leave
+    /// memory parked in a pool. The budget then counts each buffer's size class.
     /// </value>
     public ArrayPool<byte>? BufferPool { get; set; }
 }
