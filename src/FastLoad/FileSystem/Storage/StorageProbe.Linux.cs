@@ -1,6 +1,5 @@
 using System.Text;
 using FastLoad.FileSystem;
-using Microsoft.Win32.SafeHandles;
 
 namespace FastLoad;
 
@@ -131,7 +130,7 @@ public static partial class StorageProbe
     private static (string Name, bool IsPartition)? ReadUevent(string directory)
     {
         Span<byte> buffer = stackalloc byte[AttributeBufferSize];
-        return ParseUevent(buffer[..ReadAttribute(Path.Join(directory, "uevent"), buffer)]);
+        return ParseUevent(buffer[..KernelFiles.Read(Path.Join(directory, "uevent"), buffer)]);
     }
 
     /// <remarks>"MAJOR=8\nMINOR=1\nDEVNAME=sda1\nDEVTYPE=partition\nPARTN=1\n": a name is required.</remarks>
@@ -232,7 +231,7 @@ public static partial class StorageProbe
     private static int? ReadInt(string directory, string relative)
     {
         Span<byte> buffer = stackalloc byte[AttributeBufferSize];
-        return ParseCount(buffer[..ReadAttribute(Path.Join(directory, relative), buffer)]);
+        return ParseCount(buffer[..KernelFiles.Read(Path.Join(directory, relative), buffer)]);
     }
 
     /// <summary>Decimal digits with white space around them ("256\n"), as an <see cref="int"/>; otherwise <see langword="null"/>.</summary>
@@ -262,7 +261,7 @@ public static partial class StorageProbe
     private static string? ReadText(string directory, string relative)
     {
         Span<byte> buffer = stackalloc byte[AttributeBufferSize];
-        ReadOnlySpan<byte> read = buffer[..ReadAttribute(Path.Join(directory, relative), buffer)];
+        ReadOnlySpan<byte> read = buffer[..KernelFiles.Read(Path.Join(directory, relative), buffer)];
         ReadOnlySpan<byte> text = read[Ascii.Trim(read)];
         return text.IsEmpty ? null : Encoding.UTF8.GetString(text);
     }
@@ -295,27 +294,6 @@ public static partial class StorageProbe
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or ArgumentException)
         {
             return true;
-        }
-    }
-
-    /// <summary>
-    /// Reads a small attribute file into <paramref name="buffer"/>; returns the bytes read, 0 where it is missing or
-    /// unreadable. Open, one read, close, through the calls every load already makes: a stream, a reader and an
-    /// exception per missing attribute (a virtio disk has no model) would each cost a new process more than the read.
-    /// </summary>
-    private static unsafe int ReadAttribute(string path, Span<byte> buffer)
-    {
-        int fd = Interop.Open(path, Interop.OpenReadOnly | Interop.OpenCloseOnExec, 0);
-        if (fd < 0)
-        {
-            return 0;
-        }
-
-        using var handle = new SafeFileHandle(fd, ownsHandle: true);
-        fixed (byte* start = buffer)
-        {
-            nint read = Interop.PRead(handle, start, buffer.Length, 0);
-            return read < 0 ? 0 : (int)read;
         }
     }
 }

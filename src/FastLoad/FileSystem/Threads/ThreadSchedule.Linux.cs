@@ -1,5 +1,3 @@
-using Microsoft.Win32.SafeHandles;
-
 namespace FastLoad.FileSystem;
 
 /// <summary>What the scheduler says of the calling thread (Linux).</summary>
@@ -14,18 +12,10 @@ internal static class ThreadSchedule
     /// </summary>
     /// <returns>The nanoseconds; -1 where the kernel does not say.</returns>
     /// <remarks>Linux only, as its callers are (the getdents64 walk).</remarks>
-    public static unsafe long RunQueueWaitNanoseconds()
+    public static long RunQueueWaitNanoseconds()
     {
-        int fd = Interop.Open("/proc/thread-self/schedstat", Interop.OpenReadOnly | Interop.OpenCloseOnExec, 0);
-        if (fd < 0)
-        {
-            return -1;
-        }
-
-        using var handle = new SafeFileHandle(fd, ownsHandle: true);
-        byte* text = stackalloc byte[SchedStatLength];
-        int length = (int)Interop.PRead(handle, text, SchedStatLength, 0);
-        return SecondNumber(new ReadOnlySpan<byte>(text, Math.Max(length, 0)));
+        Span<byte> text = stackalloc byte[SchedStatLength];
+        return SecondNumber(text[..KernelFiles.Read("/proc/thread-self/schedstat", text)]);
     }
 
     /// <summary>The second of the space-separated numbers of <paramref name="schedStat"/>; -1 where there is none.</summary>
