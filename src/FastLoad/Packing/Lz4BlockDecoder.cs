@@ -67,9 +67,8 @@ internal static class Lz4BlockDecoder
                     literalLength = literals.Length;
 
                     // Near either end (the block's last literals, or a malformed length), the exact loop below decodes
-                    // the sequence again from its token.
-                    if (literalLength > (nuint)(inputEnd - input) - InputMargin || literalLength > (nuint)(outputEnd - output) - InputMargin
-                        || (nuint)(inputEnd - input) < InputMargin || (nuint)(outputEnd - output) < InputMargin)
+                    // the sequence again from its token. A length is at most int.MaxValue: adding the margin cannot wrap.
+                    if (literalLength + InputMargin > (nuint)(inputEnd - input) || literalLength + InputMargin > (nuint)(outputEnd - output))
                     {
                         input = sequence;
                         break;
