@@ -45,11 +45,9 @@ public sealed class Lz4BlockTests
     {
         byte[] data = TestData.Create(kind, size);
         Assert.Equal(NativeCodecs.CompressBound(size), LZ4Codec.MaximumOutputSize(size));
-        byte[] compressed = new byte[LZ4Codec.MaximumOutputSize(size)];
-        int length = LZ4Codec.Encode(data, compressed, LZ4Level.L00_FAST);
-        Assert.True(length > 0);
+        byte[] block = Encode(data, LZ4Level.L00_FAST);
         byte[] decoded = new byte[size];
-        Assert.Equal(size, NativeCodecs.Decompress(compressed.AsSpan(0, length), decoded));
+        Assert.Equal(size, NativeCodecs.Decompress(block, decoded));
         Assert.Equal(data, decoded);
     }
 
@@ -72,10 +70,7 @@ public sealed class Lz4BlockTests
     public void Decode_EncodedBlock_GivesTheSameBytes(string kind, int size)
     {
         byte[] data = TestData.Create(kind, size);
-        byte[] compressed = new byte[LZ4Codec.MaximumOutputSize(size)];
-        int length = LZ4Codec.Encode(data, compressed, LZ4Level.L00_FAST);
-        Assert.True(length > 0);
-        AssertDecodes(data, compressed.AsSpan(0, length));
+        AssertDecodes(data, Encode(data, LZ4Level.L00_FAST));
     }
 
     [Theory]
@@ -83,10 +78,7 @@ public sealed class Lz4BlockTests
     public void Decode_EncodedBlockAnyLevel_GivesTheSameBytes(string kind, int level)
     {
         byte[] data = TestData.Create(kind, 300_000);
-        byte[] compressed = new byte[LZ4Codec.MaximumOutputSize(data.Length)];
-        int length = LZ4Codec.Encode(data, compressed, (LZ4Level)level);
-        Assert.True(length > 0);
-        AssertDecodes(data, compressed.AsSpan(0, length));
+        AssertDecodes(data, Encode(data, (LZ4Level)level));
     }
 
     [LinuxTheory("the reference liblz4.so.1, which .ci/run installs")]
@@ -94,11 +86,8 @@ public sealed class Lz4BlockTests
     public void Encode_AnyLevel_DecodesWithLiblz4(string kind, int level)
     {
         byte[] data = TestData.Create(kind, 300_000);
-        byte[] compressed = new byte[LZ4Codec.MaximumOutputSize(data.Length)];
-        int length = LZ4Codec.Encode(data, compressed, (LZ4Level)level);
-        Assert.True(length > 0);
         byte[] decoded = new byte[data.Length];
-        Assert.Equal(data.Length, NativeCodecs.Decompress(compressed.AsSpan(0, length), decoded));
+        Assert.Equal(data.Length, NativeCodecs.Decompress(Encode(data, (LZ4Level)level), decoded));
         Assert.Equal(data, decoded);
     }
 
@@ -141,13 +130,12 @@ public sealed class Lz4BlockTests
     public void Decode_OutputLongerThanDestination_ReturnsNegative()
     {
         byte[] data = TestData.Create(TestData.Text, 5000);
-        byte[] compressed = new byte[LZ4Codec.MaximumOutputSize(data.Length)];
-        int length = LZ4Codec.Encode(data, compressed, LZ4Level.L00_FAST);
+        byte[] block = Encode(data, LZ4Level.L00_FAST);
         for (int size = 0; size < data.Length; size += 97)
         {
             byte[] destination = new byte[size + Guard];
             destination.AsSpan(size).Fill(GuardByte);
-            Assert.True(Lz4BlockDecoder.Decode(compressed.AsSpan(0, length), destination.AsSpan(0, size)) < 0, $"destination of {size} bytes");
+            Assert.True(Lz4BlockDecoder.Decode(block, destination.AsSpan(0, size)) < 0, $"destination of {size} bytes");
             AssertGuardIntact(destination.AsSpan(size));
         }
     }
@@ -182,8 +170,7 @@ public sealed class Lz4BlockTests
     public void Decode_DamagedBlock_AgreesWithTheReferenceOrRefuses(string kind, int level)
     {
         byte[] data = TestData.Create(kind, 2_000);
-        byte[] compressed = new byte[LZ4Codec.MaximumOutputSize(data.Length)];
-        byte[] valid = compressed.AsSpan(0, LZ4Codec.Encode(data, compressed, (LZ4Level)level)).ToArray();
+        byte[] valid = Encode(data, (LZ4Level)level);
         var random = new Random(11);
         byte[] expected = new byte[data.Length];
         byte[] destination = new byte[data.Length + Guard];
@@ -213,6 +200,15 @@ public sealed class Lz4BlockTests
 
     private const int Guard = 64;
     private const byte GuardByte = 0xAB;
+
+    /// <summary>The block K4os writes for <paramref name="data"/> at <paramref name="level"/>, as the pack writer stores it.</summary>
+    private static byte[] Encode(byte[] data, LZ4Level level)
+    {
+        byte[] compressed = new byte[LZ4Codec.MaximumOutputSize(data.Length)];
+        int length = LZ4Codec.Encode(data, compressed, level);
+        Assert.True(length > 0);
+        return compressed.AsSpan(0, length).ToArray();
+    }
 
     private static void AssertDecodes(byte[] data, ReadOnlySpan<byte> block)
     {
