@@ -6,11 +6,11 @@ namespace FastLoad.Benchmarks;
 
 /// <summary>
 /// What a warm whole-pack load costs beyond the work it cannot skip: the pack already in memory, every block checked
-/// against its hash and decoded with the load's own hash and decoder (in a pack without block hashes, every entry's hash checked),
-/// on one thread per core, each decoding into one buffer it reuses (the floor), beside
+/// against its hash and decoded with the load's own hash and decoder (in a pack without block hashes, every entry's
+/// hash checked), on one thread per core, each decoding into one buffer it reuses (the floor), beside
 /// <see cref="PackReader.LoadAllAsync"/> on the same pack with the page cache warm. The ratio is the load's overhead:
-/// reading from the page cache, its buffers, threads and hand-over. The set is FASTLOAD_BENCH_FOLDER (a real tree such as
-/// /usr/include), else the 10,000-file text-like set of <see cref="PackBenchmarks"/>:
+/// reading from the page cache, its buffers, threads and hand-over. The set is FASTLOAD_BENCH_FOLDER (a real tree such
+/// as /usr/include), else the 10,000-file text-like set of <see cref="PackBenchmarks"/>:
 /// <c>dotnet run -c Release --project benchmarks/FastLoad.Benchmarks -- --filter '*PackDecode*'</c>.
 /// </summary>
 public class PackDecodeBenchmarks

@@ -19,9 +19,10 @@ public sealed class PackOptions
     /// <remarks>
     /// Higher levels make smaller packs, packed more slowly. A pack is built once and loaded many times, so the default
     /// trades packing speed for loading: at level 3 a pack of text is about a quarter smaller than at level 0 and loads
-    /// faster warm (cold, as fast or faster). Level 0 packs three to five times as fast; levels above 3 pack two to five
-    /// times more slowly for a few percent more (docs/measurements/pack-levels.md measures each level). A block that level 0 cannot compress enough
-    /// to keep (<see cref="RawThresholdPercent"/>) is stored raw without trying a higher level.
+    /// faster warm (cold, as fast or faster). Level 0 packs three to five times as fast; levels above 3 pack two to
+    /// five times more slowly for a few percent more (docs/measurements/pack-levels.md measures each level). A block
+    /// that level 0 cannot compress enough to keep (<see cref="RawThresholdPercent"/>) is stored raw without trying a
+    /// higher level.
     /// </remarks>
     [Range(PackConstants.MinLevel, PackConstants.MaxLevel)]
     public int Level { get; set; } = PackConstants.DefaultLevel;
