@@ -90,6 +90,9 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
     /// Once the index's block records are checked, the first block is read and decoded on a thread of its own while the
     /// entries are parsed, for <see cref="LoadAllAsync"/> to start from. Its buffer is not rented from
     /// <see cref="PackReaderOptions.BufferPool"/>: a reader that only reads entries by name leaves it to the garbage collector.
+    /// In a process whose thread pool has no thread yet and where no synchronization context is current (a console
+    /// application's start), the pack is opened on the calling thread and the task returned has completed: starting the
+    /// pool costs more than reading the index.
     /// </remarks>
     /// <param name="path">The pack file.</param>
     /// <param name="options">The memory budget and buffer pool; <see langword="null"/> for the defaults.</param>
@@ -126,7 +129,25 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
             throw new ArgumentException(failure, nameof(options));
         }
 
-        return Task.Run(() => Open(path, options, readFirstBlockAhead), cancellationToken);
+        if (!CallerWaits.Cheaper)
+        {
+            return Task.Run(() => Open(path, options, readFirstBlockAhead), cancellationToken);
+        }
+
+        // No pool threads yet: reading the header and the index here costs less than starting them.
+        if (cancellationToken.IsCancellationRequested)
+        {
+            return Task.FromCanceled<PackReader>(cancellationToken);
+        }
+
+        try
+        {
+            return Task.FromResult(Open(path, options, readFirstBlockAhead));
+        }
+        catch (Exception ex)
+        {
+            return Task.FromException<PackReader>(ex);
+        }
     }
 
     private static PackReader Open(string path, PackReaderOptions options, bool readFirstBlockAhead)
@@ -181,6 +202,8 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
     /// An entry that lies in one block is a view of that decoded block rather than a copy: the block's buffer goes back
     /// to the pool when every entry in it is disposed, so keeping one small entry keeps its block (at most
     /// <see cref="PackOptions.BlockSize"/> bytes) in memory. Copy what you keep for long.
+    /// Where the thread pool has no thread yet and no synchronization context is current, the enumerator waits on the
+    /// calling thread for a block still being decoded, rather than continue on a pool thread the runtime would start first.
     /// </remarks>
     /// <exception cref="ObjectDisposedException">The reader was disposed.</exception>
     /// <exception cref="InvalidDataException">A block or an entry does not match its hash, or a block does not decode; the message names it and the offset.</exception>
@@ -260,6 +283,12 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
 
                 Task<DecodedBlock> task = inFlight[k]!;
                 inFlight[k] = null;
+                if (!task.IsCompleted && CallerWaits.Cheaper)
+                {
+                    // The block's thread completes it; continuing on the pool would start the pool first.
+                    ((Task)task).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing).GetAwaiter().GetResult();
+                }
+
                 block = await task.ConfigureAwait(false);
                 int rawLength = blocks[k].RawLength;
 

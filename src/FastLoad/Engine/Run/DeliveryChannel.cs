@@ -383,10 +383,8 @@ internal sealed class DeliveryChannel
                     return false;
                 }
 
-                if (SynchronizationContext.Current is null && ThreadPool.ThreadCount == 0)
+                if (CallerWaits.Cheaper)
                 {
-                    // A new process has no pool threads yet to run an asynchronous continuation on: starting them costs
-                    // more than the reads in flight take, so the calling thread waits for those, as a loop would.
                     channel._consumerBlocked = true;
                     Monitor.Wait(channel._sync);
                     channel._consumerBlocked = false;
