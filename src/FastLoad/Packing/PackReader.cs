@@ -203,7 +203,8 @@ public sealed class PackReader : IDisposable, IAsyncDisposable
     /// to the pool when every entry in it is disposed, so keeping one small entry keeps its block (at most
     /// <see cref="PackOptions.BlockSize"/> bytes) in memory. Copy what you keep for long.
     /// Where the thread pool has no thread yet and no synchronization context is current, the enumerator waits on the
-    /// calling thread for a block still being decoded, rather than continue on a pool thread the runtime would start first.
+    /// calling thread for a block still being decoded, rather than continue on a pool thread the runtime would start
+    /// first.
     /// </remarks>
     /// <exception cref="ObjectDisposedException">The reader was disposed.</exception>
     /// <exception cref="InvalidDataException">A block or an entry does not match its hash, or a block does not decode; the message names it and the offset.</exception>

@@ -72,7 +72,8 @@ public sealed class PackCallerWaitsTests : PackTestBase
         await File.WriteAllBytesAsync(path, pack);
         var pool = new CountingPool();
 
-        Task<Dictionary<string, byte[]>> load = Forced(() => LoadAllAsync(path, new PackReaderOptions { BufferPool = pool }));
+        var options = new PackReaderOptions { BufferPool = pool };
+        Task<Dictionary<string, byte[]>> load = Forced(() => LoadAllAsync(path, options));
 
         Assert.True(load.IsFaulted, $"the load was left {load.Status}");
         InvalidDataException error = await Assert.ThrowsAsync<InvalidDataException>(() => load);

@@ -14,7 +14,9 @@ internal static class CallerWaits
     /// <summary>Whether waiting on the calling thread is cheaper than an asynchronous continuation now.</summary>
     public static bool Cheaper => t_forced || (SynchronizationContext.Current is null && ThreadPool.ThreadCount == 0);
 
-    /// <summary>Makes <see cref="Cheaper"/> true on this thread, as in a new process (tests run where the pool has started).</summary>
+    /// <summary>
+    /// Makes <see cref="Cheaper"/> true on this thread, as in a new process (tests run where the pool has started).
+    /// </summary>
     internal static bool ForcedOnThisThread
     {
         get => t_forced;
