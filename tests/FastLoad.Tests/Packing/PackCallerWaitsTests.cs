@@ -1,4 +1,3 @@
-using FastLoad.FileSystem;
 using FastLoad.Packing;
 using FastLoad.Tests.Infrastructure;
 
@@ -16,17 +15,8 @@ public sealed class PackCallerWaitsTests : PackTestBase
         Dictionary<string, byte[]> files = WriteSource(TestData.Text, Enumerable.Repeat(60_000, 24).ToArray());
         await PackWriter.CreateAsync(PackPath, Source, new PackOptions { BlockSize = 64 * 1024 });
 
-        Task<Dictionary<string, byte[]>> load;
-        CallerWaits.ForcedOnThisThread = true;
-        try
-        {
-            // Nothing in it waits asynchronously, so the whole load has run when the call returns.
-            load = LoadAllAsync(PackPath);
-        }
-        finally
-        {
-            CallerWaits.ForcedOnThisThread = false;
-        }
+        // Nothing in it waits asynchronously, so the whole load has run when the call returns.
+        Task<Dictionary<string, byte[]>> load = CallerWaitsForced.Run(() => LoadAllAsync(PackPath));
 
         Assert.True(load.IsCompletedSuccessfully, $"the load was left {load.Status}");
         Dictionary<string, byte[]> loaded = await load;
@@ -45,7 +35,7 @@ public sealed class PackCallerWaitsTests : PackTestBase
         string path = Path.Combine(Root, "corrupt.fpk");
         await File.WriteAllBytesAsync(path, pack);
 
-        Task<PackReader> open = Forced(() => PackReader.OpenAsync(path));
+        Task<PackReader> open = CallerWaitsForced.Run(() => PackReader.OpenAsync(path));
 
         Assert.True(open.IsFaulted, $"the open was left {open.Status}");
         await Assert.ThrowsAsync<InvalidDataException>(() => open);
@@ -56,7 +46,8 @@ public sealed class PackCallerWaitsTests : PackTestBase
     {
         await File.WriteAllBytesAsync(PackPath, await SmallPackAsync());
 
-        Task<PackReader> open = Forced(() => PackReader.OpenAsync(PackPath, new CancellationToken(canceled: true)));
+        var canceled = new CancellationToken(canceled: true);
+        Task<PackReader> open = CallerWaitsForced.Run(() => PackReader.OpenAsync(PackPath, canceled));
 
         Assert.True(open.IsCanceled, $"the open was left {open.Status}");
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => open);
@@ -73,24 +64,11 @@ public sealed class PackCallerWaitsTests : PackTestBase
         var pool = new CountingPool();
 
         var options = new PackReaderOptions { BufferPool = pool };
-        Task<Dictionary<string, byte[]>> load = Forced(() => LoadAllAsync(path, options));
+        Task<Dictionary<string, byte[]>> load = CallerWaitsForced.Run(() => LoadAllAsync(path, options));
 
         Assert.True(load.IsFaulted, $"the load was left {load.Status}");
         InvalidDataException error = await Assert.ThrowsAsync<InvalidDataException>(() => load);
         Assert.Contains("block", error.Message, StringComparison.Ordinal);
         pool.AssertAllReturned();
-    }
-
-    private static T Forced<T>(Func<T> call)
-    {
-        CallerWaits.ForcedOnThisThread = true;
-        try
-        {
-            return call();
-        }
-        finally
-        {
-            CallerWaits.ForcedOnThisThread = false;
-        }
     }
 }

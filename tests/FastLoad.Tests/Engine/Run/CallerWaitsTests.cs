@@ -1,5 +1,4 @@
 using FastLoad.Engine;
-using FastLoad.FileSystem;
 using FastLoad.Tests.Infrastructure;
 
 namespace FastLoad.Tests.Loading;
@@ -11,43 +10,34 @@ namespace FastLoad.Tests.Loading;
 /// </summary>
 public sealed class CallerWaitsTests : TempDirectoryTestBase
 {
-    /// <summary>Reads slowed on the reader threads, so that the consumer catches up and waits for them.</summary>
+    /// <summary>Two reader threads, each read slowed: the consumer catches up and waits for every file.</summary>
     [Fact]
     public async Task LoadAsync_CallerWaits_ConsumesEveryFileOnTheCallingThread()
     {
         var files = new Dictionary<string, byte[]>(StringComparer.Ordinal);
-        for (int i = 0; i < 300; i++)
+        for (int i = 0; i < 100; i++)
         {
             byte[] data = Contents(100 + (i * 97 % 20_000), i);
             files.Add(WriteFile($"d{i % 7}/f{i:D3}.bin", data), data);
         }
 
         var loader = new FileLoader(
-            new FileLoaderOptions { Scheduling = IoScheduling.DedicatedThreads },
-            new LoadTestHooks { OnBlockingRead = static path => Thread.Sleep(SlowFile(path) ? 2 : 0) });
+            new FileLoaderOptions { Scheduling = IoScheduling.DedicatedThreads, MaxDegreeOfParallelism = 2 },
+            new LoadTestHooks { OnBlockingRead = static _ => Thread.Sleep(2) });
         int callingThread = Environment.CurrentManagedThreadId;
         int elsewhere = 0;
         var loaded = new Dictionary<string, byte[]>(StringComparer.Ordinal);
 
-        Task<LoadSummary> load;
-        CallerWaits.ForcedOnThisThread = true;
-        try
+        Task<LoadSummary> load = CallerWaitsForced.Run(() => loader.LoadAsync(FileSet.FromDirectory(Root), (file, _) =>
         {
-            load = loader.LoadAsync(FileSet.FromDirectory(Root), (file, _) =>
+            if (Environment.CurrentManagedThreadId != callingThread)
             {
-                if (Environment.CurrentManagedThreadId != callingThread)
-                {
-                    elsewhere++;
-                }
+                elsewhere++;
+            }
 
-                loaded.Add(file.Path, file.Data.ToArray());
-                return ValueTask.CompletedTask;
-            });
-        }
-        finally
-        {
-            CallerWaits.ForcedOnThisThread = false;
-        }
+            loaded.Add(file.Path, file.Data.ToArray());
+            return ValueTask.CompletedTask;
+        }));
 
         Assert.True(load.IsCompletedSuccessfully, $"the load was left {load.Status}");
         Assert.Equal(0, elsewhere);
@@ -58,7 +48,4 @@ public sealed class CallerWaitsTests : TempDirectoryTestBase
             Assert.Equal(data, loaded[path]);
         }
     }
-
-    // One file in ten takes 2 ms to read.
-    private static bool SlowFile(string path) => path.EndsWith("0.bin", StringComparison.Ordinal);
 }
