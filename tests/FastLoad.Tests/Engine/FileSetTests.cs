@@ -44,11 +44,13 @@ public class FileSetTests : TempDirectoryTestBase
     public void FromDirectory_ManyFolders_ListsEveryFileOnceInOrdinalOrderAcrossSeparators()
     {
         // Names that sort around the separator: "a-1" < "a.x" < "a/..." < "a0" ordinally, so a folder's files cannot
-        // simply come before or after its subfolders; "Z" before them all. No two names differ only by case (Windows).
+        // simply come before or after its subfolders; on Windows the separator is '\', which "a_b" sorts after; "Z"
+        // before them all. No two names differ only by case (Windows).
         // Walked as a load walks cached folders (the calling thread), and as it walks folders that are not (walkers
-        // on reader threads sharing them): the same list.
+        // on reader threads sharing them), by this OS's walk and by the walk through .NET's enumeration that Windows
+        // and macOS get: the same list.
         var expected = new List<string>();
-        foreach (string top in new[] { "a", "a-1", "a.x", "a0", "Z", "b" })
+        foreach (string top in new[] { "a", "a-1", "a.x", "a0", "a_b", "Z", "b" })
         {
             expected.Add(WriteFile(top + ".bin", 1));
             for (int sub = 0; sub < 12; sub++)
@@ -59,11 +61,18 @@ public class FileSetTests : TempDirectoryTestBase
             }
         }
 
+        var observer = new DirectoryWalkObserver();
+
         string[] paths = [.. FileSet.FromDirectory(Root).EnumeratePaths()];
         string[] walked = DirectoryWalk.Enumerate(Root, "*", recursive: true, walkersFromTheStart: true);
+        string[] throughDotNet = DirectoryWalk.EnumerateThroughDotNet(Root, "*", recursive: true);
+        string[] throughDotNetByWalkers = DirectoryWalk.EnumerateThroughDotNet(Root, "*", recursive: true, walkersFromTheStart: true, observer);
 
         Assert.Equal(expected.Order(StringComparer.Ordinal), paths);
         Assert.Equal(paths, walked);
+        Assert.Equal(paths, throughDotNet);
+        Assert.Equal(paths, throughDotNetByWalkers);
+        Assert.True(observer.PeakWalkers > 1, $"{observer.PeakWalkers} walker(s)");
     }
 
     [LinuxFact("symbolic links, which Windows makes only with a privilege")]

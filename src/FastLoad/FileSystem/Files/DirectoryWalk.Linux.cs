@@ -1,6 +1,5 @@
 using System.Diagnostics;
 using System.IO.Enumeration;
-using System.Runtime.ExceptionServices;
 using System.Runtime.InteropServices;
 using System.Runtime.Versioning;
 using System.Text;
@@ -11,19 +10,6 @@ internal static unsafe partial class DirectoryWalk
 {
     // Room for a few hundred entries a call; a larger folder takes several.
     private const int EntryBufferSize = 32 * 1024;
-
-    // Folders waiting before another walker is worth its thread: while the folders are cached, a walker only shares the
-    // CPU's work, which a small tree does not repay; once a folder waited for the device, it reads while others wait.
-    private const int FoldersForAnotherWalkerWhileCached = 16;
-    private const int FoldersForAnotherWalkerWhileWaiting = 2;
-
-    // Folders read at once once reading one has waited for the device: a network volume serves 32 requests at once,
-    // and a disk orders what it is given. While the folders are cached, a walker a core (docs/measurements/folder-walk.md).
-    private const int WalkersWhileWaiting = 32;
-
-    // A folder whose open and listing calls took longer than this in all waited for the device, unless its thread spent
-    // that long waiting for a CPU (WaitedForACpu).
-    private static readonly long DeviceWaitTicks = Stopwatch.Frequency / 2000;
 
     /// <summary>
     /// Whether a folder whose system calls took <paramref name="systemCallTicks"/>, over <see cref="DeviceWaitTicks"/>,
@@ -43,383 +29,51 @@ internal static unsafe partial class DirectoryWalk
         return waitedTicks >= systemCallTicks - DeviceWaitTicks;
     }
 
+    /// <summary>
+    /// A walk that reads folders with getdents64, opens each by its whole path as bytes (a name need not be UTF-8), and
+    /// keeps the descriptors of folders with files for a load (<see cref="OpenFolders"/>). A folder waited for the
+    /// device when its open and listing calls took over <see cref="DeviceWaitTicks"/>, unless its thread spent that
+    /// time waiting for a CPU (<see cref="WaitedForACpu"/>).
+    /// </summary>
     [SupportedOSPlatform("linux")]
-    private static string[] WalkLinux(
-        string root, string pattern, bool recursive, bool walkersFromTheStart, DirectoryWalkObserver? observer, OpenFolders? openFolders)
+    private sealed class GetdentsWalk(string pattern, bool recursive, bool walkersFromTheStart, DirectoryWalkObserver? observer, OpenFolders? openFolders)
+        : FolderWalk(walkersFromTheStart, observer, openFolders)
     {
-        var walk = new LinuxWalk(pattern, recursive, walkersFromTheStart, observer, openFolders);
-        return walk.Run(Path.TrimEndingDirectorySeparator(Path.GetFullPath(root)));
-    }
-
-    /// <summary>
-    /// A folder to read: its path as handed out, and as the bytes the OS knows it by (a name need not be UTF-8); once
-    /// read, the files and subfolders it holds, in the order the OS listed them.
-    /// </summary>
-    private sealed class Folder(string path, byte[] nativePath, bool isRoot)
-    {
-        public string Path { get; } = path;
-
-        /// <summary>The path's bytes, NUL-terminated.</summary>
-        public byte[] NativePath { get; } = nativePath;
-
-        public bool IsRoot { get; } = isRoot;
-
-        /// <summary>The place of its descriptor among the walk's <see cref="OpenFolders"/>, or -1 when it was closed.</summary>
-        public int OpenSlot { get; set; } = -1;
-
-        public List<string> Files { get; } = [];
-
-        public List<Folder> Subfolders { get; } = [];
-
-        /// <summary>
-        /// Its files and subfolders in order (a file's path, or a subfolder), once its walker sorted them; <see langword="null"/>
-        /// for a folder without subfolders, whose <see cref="Files"/> are sorted in place.
-        /// </summary>
-        public object[]? Entries { get; private set; }
-
-        /// <summary>
-        /// Sorts what it holds, on the walker that listed it: the walkers sort beside one another, and the paths are then
-        /// only put one after another.
-        /// </summary>
-        public void Sort(NameComparer comparer)
-        {
-            comparer.NameStart = Path.EndsWith('/') ? Path.Length : Path.Length + 1;
-            if (Subfolders.Count == 0)
-            {
-                CollectionsMarshal.AsSpan(Files).Sort(comparer.Paths);
-                return;
-            }
-
-            var entries = new object[Files.Count + Subfolders.Count];
-            int count = 0;
-            foreach (string file in Files)
-            {
-                entries[count++] = file;
-            }
-
-            foreach (Folder subfolder in Subfolders)
-            {
-                entries[count++] = subfolder;
-            }
-
-            Array.Sort(entries, comparer.Entries);
-            Entries = entries;
-        }
-
-        /// <summary>The path of the entry <paramref name="name"/> in this folder.</summary>
-        public string PathOf(ReadOnlySpan<char> name) =>
-            Path.EndsWith('/') ? string.Concat(Path, name) : string.Concat(Path, "/", name);
-
-        /// <summary>The files in this folder and below it.</summary>
-        public int CountFiles()
-        {
-            int count = Files.Count;
-            foreach (Folder subfolder in Subfolders)
-            {
-                count += subfolder.CountFiles();
-            }
-
-            return count;
-        }
-    }
-
-    /// <summary>
-    /// Compares the paths of one folder's entries ordinally from where their names start, the folder's path being the
-    /// same in each: the order <see cref="StringComparer.Ordinal"/> gives the full paths, at a fraction of the work. The
-    /// sorts take its <see cref="Comparison{T}"/> delegates rather than an <see cref="IComparer{T}"/>: with a comparer
-    /// object, the runtime builds its sort helper by reflection at the first sort of a process (about half a
-    /// millisecond each for the two kinds of sort here, under the JIT).
-    /// </summary>
-    private sealed class NameComparer
-    {
-        public NameComparer()
-        {
-            Paths = ComparePaths;
-            Entries = CompareEntries;
-        }
-
-        public int NameStart { get; set; }
-
-        /// <summary>Compares two paths of the folder's files.</summary>
-        public Comparison<string> Paths { get; }
-
-        /// <summary>
-        /// Compares two entries of the folder: a file's path (a string), or a subfolder, which sorts as its path and a
-        /// separator, as every path below it starts.
-        /// </summary>
-        public Comparison<object> Entries { get; }
-
-        // Apart from CompareEntries, without its separator test per character: sorting a folder's files is the walk's
-        // hottest loop (docs/measurements/folder-walk.md measured the two folded into one).
-        private int ComparePaths(string x, string y)
-        {
-            int length = Math.Min(x.Length, y.Length);
-            for (int i = NameStart; i < length; i++)
-            {
-                if (x[i] != y[i])
-                {
-                    return x[i] - y[i];
-                }
-            }
-
-            return x.Length - y.Length;
-        }
-
-        private int CompareEntries(object x, object y)
-        {
-            string xPath = x as string ?? ((Folder)x).Path, yPath = y as string ?? ((Folder)y).Path;
-            int xLength = xPath.Length + (x is Folder ? 1 : 0), yLength = yPath.Length + (y is Folder ? 1 : 0);
-            int length = Math.Min(xLength, yLength);
-            for (int i = NameStart; i < length; i++)
-            {
-                // Past its path, a subfolder's key goes on with the separator.
-                char xChar = i < xPath.Length ? xPath[i] : '/', yChar = i < yPath.Length ? yPath[i] : '/';
-                if (xChar != yChar)
-                {
-                    return xChar - yChar;
-                }
-            }
-
-            return xLength - yLength;
-        }
-    }
-
-    /// <summary>
-    /// One walk: a stack of folders to read, shared by the calling thread and the walkers it starts on reader threads, up to
-    /// a core's worth while the folders are cached and more once reading one has waited for the device. Each folder keeps
-    /// what it holds; the walk ends when no folder is left and none is being read.
-    /// </summary>
-    private sealed class LinuxWalk(string pattern, bool recursive, bool walkersFromTheStart, DirectoryWalkObserver? observer, OpenFolders? openFolders)
-    {
-        private readonly object _gate = new();
-        private readonly Stack<Folder> _pending = new();
         private readonly bool _matchAll = pattern == "*";
 
-        // Guarded by _gate.
-        private int _walkers = 1;
-        private int _reading;
-        private int _waiting;
-        private bool _waitedForTheDevice = walkersFromTheStart;
-        private ExceptionDispatchInfo? _error;
-
-        public string[] Run(string root)
+        protected override Folder CreateRoot(string root)
         {
             byte[] nativeRoot = new byte[Encoding.UTF8.GetByteCount(root) + 1];
             Encoding.UTF8.GetBytes(root, nativeRoot);
-            var rootFolder = new Folder(root, nativeRoot, isRoot: true);
-            _pending.Push(rootFolder);
-
-            Walk();
-            lock (_gate)
-            {
-                while (_walkers > 1)
-                {
-                    Monitor.Wait(_gate);
-                }
-            }
-
-            _error?.Throw();
-            var paths = new string[rootFolder.CountFiles()];
-            int[]? folderOfPath = openFolders is null ? null : new int[paths.Length];
-            int at = 0;
-            AddInOrder(rootFolder, paths, folderOfPath, ref at);
-            openFolders?.SetFolders(folderOfPath!);
-            return paths;
+            return new Folder(root, nativeRoot, isRoot: true);
         }
 
-        /// <summary>
-        /// Puts the files of <paramref name="folder"/> and below in <paramref name="paths"/> in ordinal order, as each
-        /// folder's walker sorted them (<see cref="Folder.Sort"/>): its files and subfolders together by name, a subfolder
-        /// as its name and a separator, since every path below it starts so. Each folder sorts only its own names, so no
-        /// comparison goes over the shared part of two paths.
-        /// <paramref name="folderOfPath"/>, when given, gets each file's folder's place among the open folders.
-        /// </summary>
-        private static void AddInOrder(Folder folder, string[] paths, int[]? folderOfPath, ref int at)
+        protected override FolderReader CreateReader() => new Reader(this);
+
+        private sealed class Reader(GetdentsWalk walk) : FolderReader
         {
-            if (folder.Entries is not { } entries)
+            private readonly byte* _entries = (byte*)NativeMemory.Alloc(EntryBufferSize);
+
+            // Names of up to 255 bytes decode to at most 255 characters.
+            private readonly char[] _name = new char[256];
+            private long _runQueueWait = ThreadSchedule.RunQueueWaitNanoseconds();
+
+            public override bool Read(Folder folder)
             {
-                List<string> files = folder.Files;
-                files.CopyTo(paths, at);
-                if (folderOfPath is not null)
+                long systemCallTicks = 0;
+                walk.Read(folder, _entries, _name, ref systemCallTicks);
+                if (systemCallTicks <= DeviceWaitTicks)
                 {
-                    // A loop rather than Span.Fill, whose vectorized code is not precompiled: the JIT compiled it at a
-                    // process's first walk.
-                    for (int i = at; i < at + files.Count; i++)
-                    {
-                        folderOfPath[i] = folder.OpenSlot;
-                    }
+                    return false;
                 }
 
-                at += files.Count;
-                return;
+                long runQueueWaitNow = ThreadSchedule.RunQueueWaitNanoseconds();
+                bool waitedForACpu = WaitedForACpu(_runQueueWait, runQueueWaitNow, systemCallTicks);
+                _runQueueWait = runQueueWaitNow;
+                return !waitedForACpu;
             }
 
-            foreach (object entry in entries)
-            {
-                if (entry is Folder subfolder)
-                {
-                    AddInOrder(subfolder, paths, folderOfPath, ref at);
-                }
-                else
-                {
-                    if (folderOfPath is not null)
-                    {
-                        folderOfPath[at] = folder.OpenSlot;
-                    }
-
-                    paths[at++] = (string)entry;
-                }
-            }
-        }
-
-        private static void HelperWalk(object? state)
-        {
-            var walk = (LinuxWalk)state!;
-            try
-            {
-                walk.Walk();
-            }
-            catch (Exception error)
-            {
-                // Walk records a folder's failure itself; this is a list that could not grow (out of memory).
-                walk.Fail(error);
-            }
-            finally
-            {
-                walk.WalkerLeft();
-            }
-        }
-
-        private void Walk()
-        {
-            byte* entries = (byte*)NativeMemory.Alloc(EntryBufferSize);
-            Span<char> name = stackalloc char[256];
-            var comparer = new NameComparer();
-            long runQueueWait = ThreadSchedule.RunQueueWaitNanoseconds();
-            try
-            {
-                while (TryTake(out Folder? folder))
-                {
-                    long systemCallTicks = 0;
-                    try
-                    {
-                        Read(folder, entries, name, ref systemCallTicks);
-                    }
-                    catch (Exception error)
-                    {
-                        Fail(error);
-                    }
-
-                    observer?.FolderListed?.Invoke(folder.Path);
-                    bool waitedForTheDevice = false;
-                    if (systemCallTicks > DeviceWaitTicks)
-                    {
-                        long runQueueWaitNow = ThreadSchedule.RunQueueWaitNanoseconds();
-                        waitedForTheDevice = !WaitedForACpu(runQueueWait, runQueueWaitNow, systemCallTicks);
-                        runQueueWait = runQueueWaitNow;
-                    }
-
-                    Done(folder.Subfolders, waitedForTheDevice);
-
-                    // After its subfolders are out for the other walkers: they only read a subfolder's path from here on.
-                    folder.Sort(comparer);
-                }
-            }
-            finally
-            {
-                NativeMemory.Free(entries);
-            }
-        }
-
-        private bool TryTake([System.Diagnostics.CodeAnalysis.NotNullWhen(true)] out Folder? folder)
-        {
-            lock (_gate)
-            {
-                while (_error is null)
-                {
-                    if (_pending.TryPop(out folder))
-                    {
-                        _reading++;
-                        return true;
-                    }
-
-                    if (_reading == 0)
-                    {
-                        break;
-                    }
-
-                    // Another walker is reading a folder, which may hold more.
-                    _waiting++;
-                    Monitor.Wait(_gate);
-                    _waiting--;
-                }
-
-                if (_waiting > 0)
-                {
-                    Monitor.PulseAll(_gate);
-                }
-            }
-
-            folder = null;
-            return false;
-        }
-
-        private void Done(List<Folder> subfolders, bool waitedForTheDevice)
-        {
-            int start;
-            lock (_gate)
-            {
-                _reading--;
-                foreach (Folder subfolder in subfolders)
-                {
-                    _pending.Push(subfolder);
-                }
-
-                _waitedForTheDevice |= waitedForTheDevice;
-                (int foldersForAnotherWalker, int walkerLimit) = _waitedForTheDevice
-                    ? (FoldersForAnotherWalkerWhileWaiting, WalkersWhileWaiting)
-                    : (FoldersForAnotherWalkerWhileCached, Environment.ProcessorCount);
-                start = _error is null && _pending.Count >= foldersForAnotherWalker
-                    ? Math.Max(0, Math.Min(_pending.Count - 1, walkerLimit - _walkers))
-                    : 0;
-                _walkers += start;
-                observer?.WalkersRunning(_walkers);
-                if (_waiting > 0 && (subfolders.Count > 0 || _reading == 0))
-                {
-                    Monitor.PulseAll(_gate);
-                }
-            }
-
-            for (int i = 0; i < start; i++)
-            {
-                try
-                {
-                    ReaderThreadPool.Shared.Run(HelperWalk, this);
-                }
-                catch (OutOfMemoryException)
-                {
-                    // No thread to be had (a pids limit): the walkers running read the rest.
-                    WalkerLeft();
-                }
-            }
-        }
-
-        private void Fail(Exception error)
-        {
-            lock (_gate)
-            {
-                _error ??= ExceptionDispatchInfo.Capture(error);
-                Monitor.PulseAll(_gate);
-            }
-        }
-
-        private void WalkerLeft()
-        {
-            lock (_gate)
-            {
-                _walkers--;
-                Monitor.PulseAll(_gate);
-            }
+            public override void Dispose() => NativeMemory.Free(_entries);
         }
 
         /// <summary>
@@ -486,7 +140,7 @@ internal static unsafe partial class DirectoryWalk
                         {
                             if (recursive)
                             {
-                                subfolders.Add(new Folder(folder.PathOf(name[..length]), Append(folder.NativePath, nameBytes), isRoot: false));
+                                subfolders.Add(new Folder(folder.PathOf(name[..length]), Append(folder.NativePath!, nameBytes), isRoot: false));
                             }
 
                             continue;
@@ -507,9 +161,9 @@ internal static unsafe partial class DirectoryWalk
             finally
             {
                 // A folder with files is kept open for the load to open them by their names (OpenFolders).
-                if (found.Count > 0 && openFolders is not null)
+                if (found.Count > 0 && OpenFolders is not null)
                 {
-                    folder.OpenSlot = openFolders.TryKeep(fd);
+                    folder.OpenSlot = OpenFolders.TryKeep(fd);
                 }
 
                 if (folder.OpenSlot < 0)

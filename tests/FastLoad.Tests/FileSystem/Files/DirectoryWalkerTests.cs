@@ -6,8 +6,9 @@ using FastLoad.Tests.Infrastructure;
 namespace FastLoad.Tests.Loading;
 
 /// <summary>
-/// How many threads walk a folder of cached subfolders: a walker a core, and no more when listing is slow for reasons
-/// other than the device. Alone (a preempted system call, under other tests' load, would count as a device wait).
+/// How many threads walk a folder of subfolders: a walker a core while they are cached, and no more when listing is slow
+/// for reasons other than the device; more once they wait for it. Alone (a preempted system call, under other tests'
+/// load, would count as a device wait).
 /// </summary>
 [Collection(ProcessWide.Name)]
 public class DirectoryWalkerTests : TempDirectoryTestBase
@@ -44,6 +45,43 @@ public class DirectoryWalkerTests : TempDirectoryTestBase
             string[] paths = DirectoryWalk.Enumerate(Root, "*", recursive: true, observer: observer);
 
             Assert.Equal(expected.Order(StringComparer.Ordinal), paths);
+            peak = observer.PeakWalkers;
+        }
+
+        Assert.InRange(peak, 1, Environment.ProcessorCount);
+    }
+
+    /// <summary>
+    /// The walk through .NET's enumeration (Windows, macOS): more walkers than cores once folders wait for the device, as a
+    /// network volume serves many requests at once.
+    /// </summary>
+    [Fact]
+    public void EnumerationWalk_FoldersThatWaitForTheDevice_SharedByMoreWalkersThanCores()
+    {
+        // A folder that takes 5 ms to open stands for a slow device. Cannot fail on 32 cores or more (the walkers' limit).
+        List<string> expected = WriteFolders();
+        var observer = new DirectoryWalkObserver { FolderReading = path => Thread.Sleep(path == Root ? 0 : 5) };
+
+        string[] paths = DirectoryWalk.EnumerateThroughDotNet(Root, "*", recursive: true, observer: observer);
+
+        Assert.Equal(expected, paths);
+        Assert.InRange(observer.PeakWalkers, Math.Min(Environment.ProcessorCount + 1, 32), 32);
+    }
+
+    /// <summary>
+    /// The walk through .NET's enumeration: a slow root is not a device wait, since it also carries the first calls of a
+    /// process's first walk. A folder preempted under other tests' load would count as one (a walk gets a few tries).
+    /// </summary>
+    [Fact]
+    public void EnumerationWalk_SlowRootAndCachedFolders_NoMoreThanAWalkerACore()
+    {
+        List<string> expected = WriteFolders();
+        int peak = int.MaxValue;
+        for (int attempt = 0; attempt < 5 && peak > Environment.ProcessorCount; attempt++)
+        {
+            var observer = new DirectoryWalkObserver { FolderReading = path => Thread.Sleep(path == Root ? 20 : 0) };
+
+            Assert.Equal(expected, DirectoryWalk.EnumerateThroughDotNet(Root, "*", recursive: true, observer: observer));
             peak = observer.PeakWalkers;
         }
 

@@ -1,0 +1,97 @@
+using System.Diagnostics;
+using System.IO.Enumeration;
+
+namespace FastLoad.FileSystem;
+
+internal static partial class DirectoryWalk
+{
+    /// <summary>
+    /// A walk that reads each folder with .NET's enumeration of one folder (Windows, macOS). A folder waited for the
+    /// device when opening it and reading its first entries took over <see cref="DeviceWaitTicks"/>: a slow device shows
+    /// there, where a large cached folder's later entries, which only cost CPU, do not. The root is not judged: it also
+    /// carries the first calls of a process's first walk.
+    /// </summary>
+    private sealed class EnumerationWalk(string pattern, bool recursive, bool walkersFromTheStart, DirectoryWalkObserver? observer)
+        : FolderWalk(walkersFromTheStart, observer, openFolders: null)
+    {
+        private readonly string _pattern = pattern;
+        private readonly bool _recursive = recursive;
+        private readonly bool _ignoreCase = !OperatingSystem.IsLinux();
+        private readonly EnumerationOptions _options = new()
+        {
+            RecurseSubdirectories = false,
+            IgnoreInaccessible = false,
+            AttributesToSkip = 0,
+            ReturnSpecialDirectories = false,
+        };
+
+        protected override Folder CreateRoot(string root) => new(root, nativePath: null, isRoot: true);
+
+        protected override FolderReader CreateReader() => new Reader(this);
+
+        private sealed class Reader(EnumerationWalk walk) : FolderReader
+        {
+            public override bool Read(Folder folder)
+            {
+                long started = Stopwatch.GetTimestamp();
+                walk.Observer?.FolderReading?.Invoke(folder.Path);
+                FolderEntries entries;
+                try
+                {
+                    entries = new FolderEntries(walk, folder);
+                }
+                catch (DirectoryNotFoundException) when (!folder.IsRoot)
+                {
+                    // Gone since its parent was read: .NET's enumeration skips it too.
+                    return false;
+                }
+
+                using (entries)
+                {
+                    while (entries.MoveNext())
+                    {
+                    }
+
+                    long firstEntries = entries.FirstEntryTimestamp == 0 ? Stopwatch.GetTimestamp() : entries.FirstEntryTimestamp;
+                    return !folder.IsRoot && firstEntries - started > DeviceWaitTicks;
+                }
+            }
+        }
+
+        /// <summary>
+        /// One folder's entries: the files whose names match go to <see cref="Folder.Files"/>, the subfolders to walk to
+        /// <see cref="Folder.Subfolders"/>; nothing is handed out. Links to folders are neither: .NET recurses into a link
+        /// to a folder on Unix, and a link back up the tree would go on until the OS gives up.
+        /// </summary>
+        private sealed class FolderEntries(EnumerationWalk walk, Folder folder)
+            : FileSystemEnumerator<string?>(folder.Path, walk._options)
+        {
+            /// <summary>When the first entry came: the folder opened and its first entries read.</summary>
+            public long FirstEntryTimestamp { get; private set; }
+
+            protected override bool ShouldIncludeEntry(ref FileSystemEntry entry)
+            {
+                if (FirstEntryTimestamp == 0)
+                {
+                    FirstEntryTimestamp = Stopwatch.GetTimestamp();
+                }
+
+                if (entry.IsDirectory)
+                {
+                    if (walk._recursive && (entry.Attributes & FileAttributes.ReparsePoint) == 0)
+                    {
+                        folder.Subfolders.Add(new Folder(folder.PathOf(entry.FileName), nativePath: null, isRoot: false));
+                    }
+                }
+                else if (FileSystemName.MatchesSimpleExpression(walk._pattern, entry.FileName, walk._ignoreCase))
+                {
+                    folder.Files.Add(folder.PathOf(entry.FileName));
+                }
+
+                return false;
+            }
+
+            protected override string? TransformEntry(ref FileSystemEntry entry) => null;
+        }
+    }
+}
