@@ -59,9 +59,9 @@ public sealed class FileSet
     /// <exception cref="ArgumentException"><paramref name="root"/> or <paramref name="pattern"/> is empty.</exception>
     /// <remarks>
     /// A missing or unreadable directory makes the load throw <see cref="DirectoryNotFoundException"/> or
-    /// <see cref="UnauthorizedAccessException"/>: files are never skipped silently. The folders are listed on a thread a
-    /// core while they are cached, and on up to 32 threads once listing one waited for the device, as on a network share
-    /// where each folder costs a request.
+    /// <see cref="UnauthorizedAccessException"/>: files are never skipped silently. The folders are listed on up to 32
+    /// threads once listing them waits for the device, as on a network share where each folder costs a request; while
+    /// they are cached, on a thread a core on Linux and on the calling thread elsewhere.
     /// </remarks>
     public static FileSet FromDirectory(string root, string pattern = "*", bool recursive = true)
     {

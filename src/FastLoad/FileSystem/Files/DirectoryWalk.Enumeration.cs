@@ -5,15 +5,25 @@ namespace FastLoad.FileSystem;
 
 internal static partial class DirectoryWalk
 {
+    // A folder opened and its first entries read in longer than this waited for the device: above what a cached folder
+    // costs under load, below two requests to a network share or one seek.
+    private static readonly long EnumerationWaitTicks = Stopwatch.Frequency / 1000;
+
     /// <summary>
-    /// A walk that reads each folder with .NET's enumeration of one folder (Windows, macOS). A folder waited for the
-    /// device when opening it and reading its first entries took over <see cref="DeviceWaitTicks"/>: a slow device shows
-    /// there, where a large cached folder's later entries, which only cost CPU, do not. The root is not judged: it also
-    /// carries the first calls of a process's first walk.
+    /// A walk that reads each folder with .NET's enumeration of one folder (Windows, macOS). The calling thread walks
+    /// cached folders alone, as .NET's recursive enumeration did (the walker a core that Linux gets is measured only
+    /// there). Walkers start once two folders have waited for the device: opening each and reading its first entries took
+    /// over <see cref="EnumerationWaitTicks"/>. A slow device shows there, where a large cached folder's later entries,
+    /// which only cost CPU, do not; the root is not judged, since it also carries the first calls of a process's first
+    /// walk; and two, because these systems give no run-queue time to tell a folder preempted on a busy machine from one
+    /// that waited.
     /// </summary>
     private sealed class EnumerationWalk(string pattern, bool recursive, bool walkersFromTheStart, DirectoryWalkObserver? observer)
         : FolderWalk(walkersFromTheStart, observer, openFolders: null)
     {
+        // Folders that waited before the walk takes the device as slow.
+        private const int WaitsForWalkers = 2;
+
         private readonly string _pattern = pattern;
         private readonly bool _recursive = recursive;
         private readonly bool _ignoreCase = !OperatingSystem.IsLinux();
@@ -25,9 +35,16 @@ internal static partial class DirectoryWalk
             ReturnSpecialDirectories = false,
         };
 
+        private int _waits;
+
+        protected override int WalkersWhileCached => 1;
+
         protected override Folder CreateRoot(string root) => new(root, nativePath: null, isRoot: true);
 
         protected override FolderReader CreateReader() => new Reader(this);
+
+        /// <summary>Counts a folder that waited; whether the walk now takes the device as slow.</summary>
+        private bool Waited() => Interlocked.Increment(ref _waits) >= WaitsForWalkers;
 
         private sealed class Reader(EnumerationWalk walk) : FolderReader
         {
@@ -53,7 +70,7 @@ internal static partial class DirectoryWalk
                     }
 
                     long firstEntries = entries.FirstEntryTimestamp == 0 ? Stopwatch.GetTimestamp() : entries.FirstEntryTimestamp;
-                    return !folder.IsRoot && firstEntries - started > DeviceWaitTicks;
+                    return !folder.IsRoot && firstEntries - started > EnumerationWaitTicks && walk.Waited();
                 }
             }
         }

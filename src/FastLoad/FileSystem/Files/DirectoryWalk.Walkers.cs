@@ -171,8 +171,8 @@ internal static partial class DirectoryWalk
 
     /// <summary>
     /// One walk: a stack of folders to read, shared by the calling thread and the walkers it starts on reader threads, up
-    /// to a core's worth while the folders are cached and more once reading one has waited for the device. Each folder
-    /// keeps what it holds; the walk ends when no folder is left and none is being read.
+    /// to <see cref="WalkersWhileCached"/> while the folders are cached and more once reading one has waited for the
+    /// device. Each folder keeps what it holds; the walk ends when no folder is left and none is being read.
     /// </summary>
     private abstract class FolderWalk(bool walkersFromTheStart, DirectoryWalkObserver? observer, OpenFolders? openFolders)
     {
@@ -220,6 +220,9 @@ internal static partial class DirectoryWalk
 
         /// <summary>A reader for the calling thread, or a walker's.</summary>
         protected abstract FolderReader CreateReader();
+
+        /// <summary>The walkers, the calling thread included, while no folder has waited for the device.</summary>
+        protected virtual int WalkersWhileCached => Environment.ProcessorCount;
 
         /// <summary>
         /// Puts the files of <paramref name="folder"/> and below in <paramref name="paths"/> in ordinal order, as each
@@ -355,7 +358,7 @@ internal static partial class DirectoryWalk
                 _waitedForTheDevice |= waitedForTheDevice;
                 (int foldersForAnotherWalker, int walkerLimit) = _waitedForTheDevice
                     ? (FoldersForAnotherWalkerWhileWaiting, WalkersWhileWaiting)
-                    : (FoldersForAnotherWalkerWhileCached, Environment.ProcessorCount);
+                    : (FoldersForAnotherWalkerWhileCached, WalkersWhileCached);
                 start = _error is null && _pending.Count >= foldersForAnotherWalker
                     ? Math.Max(0, Math.Min(_pending.Count - 1, walkerLimit - _walkers))
                     : 0;
