@@ -11,6 +11,10 @@ internal static unsafe partial class DirectoryWalk
     // Room for a few hundred entries a call; a larger folder takes several.
     private const int EntryBufferSize = 32 * 1024;
 
+    // A folder whose open and listing calls took longer than this in all waited for the device, unless its thread spent
+    // that long waiting for a CPU (WaitedForACpu).
+    private static readonly long DeviceWaitTicks = Stopwatch.Frequency / 2000;
+
     /// <summary>
     /// Whether a folder whose system calls took <paramref name="systemCallTicks"/>, over <see cref="DeviceWaitTicks"/>,
     /// spent the time over it waiting for a CPU rather than for the device: another process held the CPU (a busy

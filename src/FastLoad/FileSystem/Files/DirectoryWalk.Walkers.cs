@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using System.Diagnostics.CodeAnalysis;
 using System.Runtime.ExceptionServices;
 using System.Runtime.InteropServices;
@@ -12,15 +11,12 @@ internal static partial class DirectoryWalk
     private const int FoldersForAnotherWalkerWhileCached = 16;
     private const int FoldersForAnotherWalkerWhileWaiting = 2;
 
-    // Folders read at once once reading one has waited for the device: a network volume serves 32 requests at once,
-    // and a disk orders what it is given. While the folders are cached, a walker a core (docs/measurements/folder-walk.md).
+    // Folders read at once once reading them has waited for the device: a network volume serves 32 requests at once,
+    // and a disk orders what it is given. While the folders are cached, FolderWalk.WalkersWhileCached.
     private const int WalkersWhileWaiting = 32;
 
     // '\' on Windows, as the paths .NET makes there; '/' elsewhere.
     private static readonly char Separator = Path.DirectorySeparatorChar;
-
-    // A folder whose reading took longer than this waited for the device (each reader says which calls count).
-    private static readonly long DeviceWaitTicks = Stopwatch.Frequency / 2000;
 
     /// <summary>
     /// A folder to read: its path as handed out, and on Linux as the bytes the OS knows it by (a name need not be UTF-8);

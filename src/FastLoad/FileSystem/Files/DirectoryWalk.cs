@@ -7,10 +7,10 @@ namespace FastLoad.FileSystem;
 /// A subfolder that vanishes while it is walked is skipped, as .NET's enumeration skips it.
 /// </summary>
 /// <remarks>
-/// The folders are read on a thread a core while they are cached, and on up to 32 once reading one waited for the
-/// device (<see cref="FolderWalk"/>): on slow storage each folder costs a request, and a serial walk waits for one after
-/// another. On Linux a folder is read with getdents64 (<see cref="GetdentsWalk"/>), elsewhere with .NET's enumeration of
-/// one folder at a time (<see cref="EnumerationWalk"/>).
+/// The folders are read on up to 32 threads once reading them waits for the device (<see cref="FolderWalk"/>): on slow
+/// storage each folder costs a request, and a serial walk waits for one after another. On Linux a folder is read with
+/// getdents64, on a thread a core while the folders are cached (<see cref="GetdentsWalk"/>); elsewhere with .NET's
+/// enumeration of one folder at a time, on the calling thread while they are cached (<see cref="EnumerationWalk"/>).
 /// </remarks>
 internal static partial class DirectoryWalk
 {
