@@ -188,9 +188,12 @@ internal static partial class DirectoryWalk
         /// <summary>Where listed folders' descriptors are kept for a load (Linux), or <see langword="null"/>.</summary>
         protected OpenFolders? OpenFolders { get; } = openFolders;
 
+        /// <summary>
+        /// Lists the files under <paramref name="root"/>, a full or relative path, with a separator at its end or not.
+        /// </summary>
         public string[] Run(string root)
         {
-            Folder rootFolder = CreateRoot(root);
+            Folder rootFolder = CreateRoot(Path.TrimEndingDirectorySeparator(Path.GetFullPath(root)));
             _pending.Push(rootFolder);
 
             Walk();

@@ -26,11 +26,10 @@ internal static partial class DirectoryWalk
     public static string[] Enumerate(
         string root, string pattern, bool recursive, bool walkersFromTheStart = false, DirectoryWalkObserver? observer = null, OpenFolders? openFolders = null)
     {
-        string fullRoot = Path.TrimEndingDirectorySeparator(Path.GetFullPath(root));
         FolderWalk walk = OperatingSystem.IsLinux()
             ? new GetdentsWalk(pattern, recursive, walkersFromTheStart, observer, openFolders)
             : new EnumerationWalk(pattern, recursive, walkersFromTheStart, observer);
-        return walk.Run(fullRoot);
+        return walk.Run(root);
     }
 
     /// <summary>
@@ -39,7 +38,7 @@ internal static partial class DirectoryWalk
     /// </summary>
     internal static string[] EnumerateThroughDotNet(
         string root, string pattern, bool recursive, bool walkersFromTheStart = false, DirectoryWalkObserver? observer = null) =>
-        new EnumerationWalk(pattern, recursive, walkersFromTheStart, observer).Run(Path.TrimEndingDirectorySeparator(Path.GetFullPath(root)));
+        new EnumerationWalk(pattern, recursive, walkersFromTheStart, observer).Run(root);
 
     /// <summary>
     /// Lists the files under <paramref name="root"/> for a load: on Linux with the descriptors of their folders kept
