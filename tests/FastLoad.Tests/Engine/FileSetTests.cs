@@ -66,7 +66,8 @@ public class FileSetTests : TempDirectoryTestBase
         string[] paths = [.. FileSet.FromDirectory(Root).EnumeratePaths()];
         string[] walked = DirectoryWalk.Enumerate(Root, "*", recursive: true, walkersFromTheStart: true);
         string[] throughDotNet = DirectoryWalk.EnumerateThroughDotNet(Root, "*", recursive: true);
-        string[] throughDotNetByWalkers = DirectoryWalk.EnumerateThroughDotNet(Root, "*", recursive: true, walkersFromTheStart: true, observer);
+        string[] throughDotNetByWalkers =
+            DirectoryWalk.EnumerateThroughDotNet(Root, "*", recursive: true, walkersFromTheStart: true, observer);
 
         Assert.Equal(expected.Order(StringComparer.Ordinal), paths);
         Assert.Equal(paths, walked);

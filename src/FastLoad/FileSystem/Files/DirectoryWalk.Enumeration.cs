@@ -12,13 +12,14 @@ internal static partial class DirectoryWalk
     /// <summary>
     /// A walk that reads each folder with .NET's enumeration of one folder (Windows, macOS). The calling thread walks
     /// cached folders alone, as .NET's recursive enumeration did (the walker a core that Linux gets is measured only
-    /// there). Walkers start once two folders have waited for the device: opening each and reading its first entries took
-    /// over <see cref="EnumerationWaitTicks"/>. A slow device shows there, where a large cached folder's later entries,
-    /// which only cost CPU, do not; the root is not judged, since it also carries the first calls of a process's first
-    /// walk; and two, because these systems give no run-queue time to tell a folder preempted on a busy machine from one
-    /// that waited.
+    /// there). Walkers start once two folders have waited for the device: opening each and reading its first entries
+    /// took over <see cref="EnumerationWaitTicks"/>. A slow device shows there, where a large cached folder's later
+    /// entries, which only cost CPU, do not; the root is not judged, since it also carries the first calls of a
+    /// process's first walk; and two, because these systems give no run-queue time to tell a folder preempted on a busy
+    /// machine from one that waited.
     /// </summary>
-    private sealed class EnumerationWalk(string pattern, bool recursive, bool walkersFromTheStart, DirectoryWalkObserver? observer)
+    private sealed class EnumerationWalk(
+        string pattern, bool recursive, bool walkersFromTheStart, DirectoryWalkObserver? observer)
         : FolderWalk(walkersFromTheStart, observer, openFolders: null)
     {
         // Folders that waited before the walk takes the device as slow.
@@ -69,16 +70,18 @@ internal static partial class DirectoryWalk
                     {
                     }
 
-                    long firstEntries = entries.FirstEntryTimestamp == 0 ? Stopwatch.GetTimestamp() : entries.FirstEntryTimestamp;
+                    long firstEntries = entries.FirstEntryTimestamp == 0
+                        ? Stopwatch.GetTimestamp()
+                        : entries.FirstEntryTimestamp;
                     return !folder.IsRoot && firstEntries - started > EnumerationWaitTicks && walk.Waited();
                 }
             }
         }
 
         /// <summary>
-        /// One folder's entries: the files whose names match go to <see cref="Folder.Files"/>, the subfolders to walk to
-        /// <see cref="Folder.Subfolders"/>; nothing is handed out. Links to folders are neither: .NET recurses into a link
-        /// to a folder on Unix, and a link back up the tree would go on until the OS gives up.
+        /// One folder's entries: the files whose names match go to <see cref="Folder.Files"/>, the subfolders to walk
+        /// to <see cref="Folder.Subfolders"/>; nothing is handed out. Links to folders are neither: .NET recurses into
+        /// a link to a folder on Unix, and a link back up the tree would go on until the OS gives up.
         /// </summary>
         private sealed class FolderEntries(EnumerationWalk walk, Folder folder)
             : FileSystemEnumerator<string?>(folder.Path, walk._options)
@@ -97,7 +100,8 @@ internal static partial class DirectoryWalk
                 {
                     if (walk._recursive && (entry.Attributes & FileAttributes.ReparsePoint) == 0)
                     {
-                        folder.Subfolders.Add(new Folder(folder.PathOf(entry.FileName), nativePath: null, isRoot: false));
+                        string path = folder.PathOf(entry.FileName);
+                        folder.Subfolders.Add(new Folder(path, nativePath: null, isRoot: false));
                     }
                 }
                 else if (FileSystemName.MatchesSimpleExpression(walk._pattern, entry.FileName, walk._ignoreCase))

@@ -40,7 +40,8 @@ internal static unsafe partial class DirectoryWalk
     /// time waiting for a CPU (<see cref="WaitedForACpu"/>).
     /// </summary>
     [SupportedOSPlatform("linux")]
-    private sealed class GetdentsWalk(string pattern, bool recursive, bool walkersFromTheStart, DirectoryWalkObserver? observer, OpenFolders? openFolders)
+    private sealed class GetdentsWalk(
+        string pattern, bool recursive, bool walkersFromTheStart, DirectoryWalkObserver? observer, OpenFolders? openFolders)
         : FolderWalk(walkersFromTheStart, observer, openFolders)
     {
         private readonly bool _matchAll = pattern == "*";

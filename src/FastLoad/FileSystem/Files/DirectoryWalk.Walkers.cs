@@ -19,8 +19,8 @@ internal static partial class DirectoryWalk
     private static readonly char Separator = Path.DirectorySeparatorChar;
 
     /// <summary>
-    /// A folder to read: its path as handed out, and on Linux as the bytes the OS knows it by (a name need not be UTF-8);
-    /// once read, the files and subfolders it holds, in the order the OS listed them.
+    /// A folder to read: its path as handed out, and on Linux as the bytes the OS knows it by (a name need not be
+    /// UTF-8); once read, the files and subfolders it holds, in the order the OS listed them.
     /// </summary>
     private sealed class Folder(string path, byte[]? nativePath, bool isRoot)
     {
@@ -31,7 +31,9 @@ internal static partial class DirectoryWalk
 
         public bool IsRoot { get; } = isRoot;
 
-        /// <summary>The place of its descriptor among the walk's <see cref="OpenFolders"/>, or -1 when it was closed.</summary>
+        /// <summary>
+        /// The place of its descriptor among the walk's <see cref="OpenFolders"/>, or -1 when it was closed.
+        /// </summary>
         public int OpenSlot { get; set; } = -1;
 
         public List<string> Files { get; } = [];
@@ -39,14 +41,14 @@ internal static partial class DirectoryWalk
         public List<Folder> Subfolders { get; } = [];
 
         /// <summary>
-        /// Its files and subfolders in order (a file's path, or a subfolder), once its walker sorted them; <see langword="null"/>
-        /// for a folder without subfolders, whose <see cref="Files"/> are sorted in place.
+        /// Its files and subfolders in order (a file's path, or a subfolder), once its walker sorted them;
+        /// <see langword="null"/> for a folder without subfolders, whose <see cref="Files"/> are sorted in place.
         /// </summary>
         public object[]? Entries { get; private set; }
 
         /// <summary>
-        /// Sorts what it holds, on the walker that listed it: the walkers sort beside one another, and the paths are then
-        /// only put one after another.
+        /// Sorts what it holds, on the walker that listed it: the walkers sort beside one another, and the paths are
+        /// then only put one after another.
         /// </summary>
         public void Sort(NameComparer comparer)
         {
@@ -75,7 +77,9 @@ internal static partial class DirectoryWalk
 
         /// <summary>The path of the entry <paramref name="name"/> in this folder.</summary>
         public string PathOf(ReadOnlySpan<char> name) =>
-            Path[^1] == Separator ? string.Concat(Path, name) : string.Concat(Path, new ReadOnlySpan<char>(in Separator), name);
+            Path[^1] == Separator
+                ? string.Concat(Path, name)
+                : string.Concat(Path, new ReadOnlySpan<char>(in Separator), name);
 
         /// <summary>The files in this folder and below it.</summary>
         public int CountFiles()
@@ -92,9 +96,9 @@ internal static partial class DirectoryWalk
 
     /// <summary>
     /// Compares the paths of one folder's entries ordinally from where their names start, the folder's path being the
-    /// same in each: the order <see cref="StringComparer.Ordinal"/> gives the full paths, at a fraction of the work. The
-    /// sorts take its <see cref="Comparison{T}"/> delegates rather than an <see cref="IComparer{T}"/>: with a comparer
-    /// object, the runtime builds its sort helper by reflection at the first sort of a process (about half a
+    /// same in each: the order <see cref="StringComparer.Ordinal"/> gives the full paths, at a fraction of the work.
+    /// The sorts take its <see cref="Comparison{T}"/> delegates rather than an <see cref="IComparer{T}"/>: with a
+    /// comparer object, the runtime builds its sort helper by reflection at the first sort of a process (about half a
     /// millisecond each for the two kinds of sort here, under the JIT).
     /// </summary>
     private sealed class NameComparer
@@ -155,8 +159,9 @@ internal static partial class DirectoryWalk
     private abstract class FolderReader : IDisposable
     {
         /// <summary>
-        /// Fills the <see cref="Folder.Files"/> and <see cref="Folder.Subfolders"/> of <paramref name="folder"/>; returns
-        /// whether reading it waited for the device. A subfolder that vanished since its parent was read is left empty.
+        /// Fills the <see cref="Folder.Files"/> and <see cref="Folder.Subfolders"/> of <paramref name="folder"/>;
+        /// returns whether reading it waited for the device. A subfolder that vanished since its parent was read is
+        /// left empty.
         /// </summary>
         public abstract bool Read(Folder folder);
 
@@ -166,11 +171,12 @@ internal static partial class DirectoryWalk
     }
 
     /// <summary>
-    /// One walk: a stack of folders to read, shared by the calling thread and the walkers it starts on reader threads, up
-    /// to <see cref="WalkersWhileCached"/> while the folders are cached and more once reading one has waited for the
+    /// One walk: a stack of folders to read, shared by the calling thread and the walkers it starts on reader threads,
+    /// up to <see cref="WalkersWhileCached"/> while the folders are cached and more once reading one has waited for the
     /// device. Each folder keeps what it holds; the walk ends when no folder is left and none is being read.
     /// </summary>
-    private abstract class FolderWalk(bool walkersFromTheStart, DirectoryWalkObserver? observer, OpenFolders? openFolders)
+    private abstract class FolderWalk(
+        bool walkersFromTheStart, DirectoryWalkObserver? observer, OpenFolders? openFolders)
     {
         private readonly object _gate = new();
         private readonly Stack<Folder> _pending = new();
@@ -214,7 +220,9 @@ internal static partial class DirectoryWalk
             return paths;
         }
 
-        /// <summary>The folder the walk starts from, its path full and without a trailing separator (but a root's).</summary>
+        /// <summary>
+        /// The folder the walk starts from, its path full and without a trailing separator (but a root's).
+        /// </summary>
         protected abstract Folder CreateRoot(string root);
 
         /// <summary>A reader for the calling thread, or a walker's.</summary>
@@ -225,10 +233,10 @@ internal static partial class DirectoryWalk
 
         /// <summary>
         /// Puts the files of <paramref name="folder"/> and below in <paramref name="paths"/> in ordinal order, as each
-        /// folder's walker sorted them (<see cref="Folder.Sort"/>): its files and subfolders together by name, a subfolder
-        /// as its name and a separator, since every path below it starts so. Each folder sorts only its own names, so no
-        /// comparison goes over the shared part of two paths.
-        /// <paramref name="folderOfPath"/>, when given, gets each file's folder's place among the open folders.
+        /// folder's walker sorted them (<see cref="Folder.Sort"/>): its files and subfolders together by name, a
+        /// subfolder as its name and a separator, since every path below it starts so. Each folder sorts only its own
+        /// names, so no comparison goes over the shared part of two paths. <paramref name="folderOfPath"/>, when given,
+        /// gets each file's folder's place among the open folders.
         /// </summary>
         private static void AddInOrder(Folder folder, string[] paths, int[]? folderOfPath, ref int at)
         {

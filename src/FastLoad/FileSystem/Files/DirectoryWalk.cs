@@ -22,9 +22,16 @@ internal static partial class DirectoryWalk
     /// folders is shared between as many threads as a slow device's.
     /// </param>
     /// <param name="observer">For tests: sees the folders as they are listed, and the walkers.</param>
-    /// <param name="openFolders">On Linux, keeps the descriptors of listed folders for a load to open their files by.</param>
+    /// <param name="openFolders">
+    /// On Linux, keeps the descriptors of listed folders for a load to open their files by.
+    /// </param>
     public static string[] Enumerate(
-        string root, string pattern, bool recursive, bool walkersFromTheStart = false, DirectoryWalkObserver? observer = null, OpenFolders? openFolders = null)
+        string root,
+        string pattern,
+        bool recursive,
+        bool walkersFromTheStart = false,
+        DirectoryWalkObserver? observer = null,
+        OpenFolders? openFolders = null)
     {
         FolderWalk walk = OperatingSystem.IsLinux()
             ? new GetdentsWalk(pattern, recursive, walkersFromTheStart, observer, openFolders)

@@ -5,12 +5,14 @@ internal sealed class DirectoryWalkObserver
 {
     private int _peakWalkers = 1;
 
-    /// <summary>Called with each folder's path once it is listed, on the walker's thread, outside the walk's lock.</summary>
+    /// <summary>
+    /// Called with each folder's path once it is listed, on the walker's thread, outside the walk's lock.
+    /// </summary>
     public Action<string>? FolderListed { get; init; }
 
     /// <summary>
-    /// Called with each folder's path as the walk through .NET's enumeration starts reading it, inside the time it judges
-    /// as the device's (a slow device, for tests).
+    /// Called with each folder's path as the walk through .NET's enumeration starts reading it, inside the time it
+    /// judges as the device's (a slow device, for tests).
     /// </summary>
     public Action<string>? FolderReading { get; init; }
 

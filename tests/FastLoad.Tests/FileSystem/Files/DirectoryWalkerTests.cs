@@ -6,9 +6,9 @@ using FastLoad.Tests.Infrastructure;
 namespace FastLoad.Tests.Loading;
 
 /// <summary>
-/// How many threads walk a folder of subfolders: a walker a core while they are cached, and no more when listing is slow
-/// for reasons other than the device; more once they wait for it. Alone (a preempted system call, under other tests'
-/// load, would count as a device wait).
+/// How many threads walk a folder of subfolders: a walker a core while they are cached, and no more when listing is
+/// slow for reasons other than the device; more once they wait for it. Alone (a preempted system call, under other
+/// tests' load, would count as a device wait).
 /// </summary>
 [Collection(ProcessWide.Name)]
 public class DirectoryWalkerTests : TempDirectoryTestBase
@@ -30,11 +30,11 @@ public class DirectoryWalkerTests : TempDirectoryTestBase
     [LinuxFact("the getdents64 walk, Linux only")]
     public void Walk_CachedFoldersListedSlowly_NoMoreThanAWalkerACore()
     {
-        // Only a folder's system calls tell a device wait: time spent around them (here a slow observer; in a process, a
-        // collection or a page fault) does not start the 32 walkers a slow device gets. Cannot fail on 32 cores or more.
-        // A system call is also slow when another process holds the CPU through it (CI runs other suites beside this
-        // one), so the walk gets a few tries; a walk that counted the observer's 2 ms a folder would take 32 walkers in
-        // every one.
+        // Only a folder's system calls tell a device wait: time spent around them (here a slow observer; in a process,
+        // a collection or a page fault) does not start the 32 walkers a slow device gets. Cannot fail on 32 cores or
+        // more. A system call is also slow when another process holds the CPU through it (CI runs other suites beside
+        // this one), so the walk gets a few tries; a walk that counted the observer's 2 ms a folder would take 32
+        // walkers in every one.
         List<string> expected = WriteFolders();
         DirectoryWalk.Enumerate(Root, "*", recursive: true);
         int peak = int.MaxValue;
@@ -52,13 +52,14 @@ public class DirectoryWalkerTests : TempDirectoryTestBase
     }
 
     /// <summary>
-    /// The walk through .NET's enumeration (Windows, macOS): more walkers than cores once folders wait for the device, as a
-    /// network volume serves many requests at once.
+    /// The walk through .NET's enumeration (Windows, macOS): more walkers than cores once folders wait for the device,
+    /// as a network volume serves many requests at once.
     /// </summary>
     [Fact]
     public void EnumerationWalk_FoldersThatWaitForTheDevice_SharedByMoreWalkersThanCores()
     {
-        // A folder that takes 5 ms to open stands for a slow device. Cannot fail on 32 cores or more (the walkers' limit).
+        // A folder that takes 5 ms to open stands for a slow device. Cannot fail on 32 cores or more (the walkers'
+        // limit).
         List<string> expected = WriteFolders();
         var observer = new DirectoryWalkObserver
         {
@@ -79,15 +80,18 @@ public class DirectoryWalkerTests : TempDirectoryTestBase
 
     /// <summary>
     /// The walk through .NET's enumeration walks cached folders on the calling thread alone: a slow root does not count
-    /// (it also carries the first calls of a process's first walk), and one slow folder (preempted, on a busy machine) is
-    /// not enough to start walkers, even beside a slow root. A walk gets a few tries: under other tests' load, folders
-    /// slowed by the CPU could count.
+    /// (it also carries the first calls of a process's first walk), and one slow folder (preempted, on a busy machine)
+    /// is not enough to start walkers, even beside a slow root. A walk gets a few tries: under other tests' load,
+    /// folders slowed by the CPU could count.
     /// </summary>
-    [NotUnderWineTheory("Wine's directory calls go through its server, which CI's other sections keep busy for milliseconds at a time: not a device, and not what this rule can tell apart from one; Linux runs the same walk")]
+    [NotUnderWineTheory(
+        "Wine's directory calls go through its server, which CI's other sections keep busy for milliseconds at a time: "
+        + "not a device, and not what this rule can tell apart from one; Linux runs the same walk")]
     [InlineData(true, false)]
     [InlineData(false, true)]
     [InlineData(true, true)]
-    public void EnumerationWalk_CachedFoldersWithASlowRootOrOneSlowFolder_TheCallingThreadAlone(bool slowRoot, bool oneSlowFolder)
+    public void EnumerationWalk_CachedFoldersWithASlowRootOrOneSlowFolder_TheCallingThreadAlone(
+        bool slowRoot, bool oneSlowFolder)
     {
         List<string> expected = WriteFolders();
         string slowFolder = Path.GetDirectoryName(expected[Folders / 2])!;
@@ -105,14 +109,18 @@ public class DirectoryWalkerTests : TempDirectoryTestBase
                 },
             };
 
-            Assert.Equal(expected, DirectoryWalk.EnumerateThroughDotNet(Root, "*", recursive: true, observer: observer));
+            string[] paths = DirectoryWalk.EnumerateThroughDotNet(Root, "*", recursive: true, observer: observer);
+
+            Assert.Equal(expected, paths);
             peak = observer.PeakWalkers;
         }
 
         Assert.Equal(1, peak);
     }
 
-    /// <summary>A folder's slow system calls count as a device wait unless the thread spent that time waiting for a CPU.</summary>
+    /// <summary>
+    /// A folder's slow system calls count as a device wait unless the thread spent that time waiting for a CPU.
+    /// </summary>
     [Theory]
     [InlineData(0, 3_000_000, 3.2, true)] // 3 ms waiting for a CPU covers the 2.7 ms over the 0.5 ms threshold
     [InlineData(0, 1_000_000, 3.2, false)] // 1 ms does not: the device was waited for

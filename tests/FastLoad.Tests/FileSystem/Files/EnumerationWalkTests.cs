@@ -18,7 +18,8 @@ public class EnumerationWalkTests : TempDirectoryTestBase
         WriteFile("sub/c.json", 1);
 
         Assert.Equal([a], DirectoryWalk.EnumerateThroughDotNet(Root, "*.json", recursive: false));
-        Assert.Equal([a, Path.Combine(Root, "sub", "c.json")], DirectoryWalk.EnumerateThroughDotNet(Root, "*.json", recursive: true));
+        Assert.Equal(
+            [a, Path.Combine(Root, "sub", "c.json")], DirectoryWalk.EnumerateThroughDotNet(Root, "*.json", recursive: true));
     }
 
     [Fact]
@@ -26,7 +27,8 @@ public class EnumerationWalkTests : TempDirectoryTestBase
     {
         string missing = Path.Combine(Root, "missing");
 
-        var error = Assert.Throws<DirectoryNotFoundException>(() => DirectoryWalk.EnumerateThroughDotNet(missing, "*", recursive: true));
+        var error = Assert.Throws<DirectoryNotFoundException>(
+            () => DirectoryWalk.EnumerateThroughDotNet(missing, "*", recursive: true));
 
         Assert.Contains(missing, error.Message);
     }
